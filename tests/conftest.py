@@ -1,0 +1,77 @@
+"""Test-wide fixtures. Tests never touch the real home folder: VODOU_HOME is a temp dir."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import pytest  # noqa: E402
+
+from vodou_desktop import runtime as runtime_module  # noqa: E402
+from vodou_desktop.search.embedder import Embedder, EmbedderState  # noqa: E402
+from vodou_desktop.search.service import SearchService  # noqa: E402
+from vodou_desktop.search.vectors import VectorIndex  # noqa: E402
+from vodou_desktop.vault import Vault  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def vodou_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("vodou-home")
+    monkeypatch.setenv("VODOU_HOME", str(home))
+    monkeypatch.delenv("VODOU_VAULT", raising=False)
+    monkeypatch.delenv("VODOU_EMBEDDER", raising=False)
+    return home
+
+
+@pytest.fixture(scope="session")
+def model() -> Embedder:
+    """The real all-MiniLM-L6-v2, loaded once per test session."""
+    embedder = Embedder("default").start()
+    assert embedder.wait(300) is EmbedderState.READY, embedder.error
+    return embedder
+
+
+@pytest.fixture
+def vault_path(tmp_path: Path) -> Path:
+    return tmp_path / "vault.sqlite"
+
+
+@pytest.fixture
+def vault(vault_path: Path) -> Iterator[Vault]:
+    v = Vault.open(vault_path)
+    yield v
+    v.close()
+
+
+@pytest.fixture
+def keyword_search(vault: Vault) -> Iterator[SearchService]:
+    """Search with the embedder off (the degraded path)."""
+    index = VectorIndex(vault)
+    yield SearchService(vault, Embedder("none"), index)
+    index.close()
+
+
+@pytest.fixture
+def hybrid_search(vault: Vault, model: Embedder) -> Iterator[SearchService]:
+    index = VectorIndex(vault)
+    index.load()
+    yield SearchService(vault, model, index)
+    index.close()
+
+
+@pytest.fixture
+def cli_model(model: Embedder, monkeypatch: pytest.MonkeyPatch) -> Embedder:
+    """Make in-process CLI runs reuse the session's model instead of loading their own."""
+    real = runtime_module.Embedder
+
+    def shared(choice: str = "default") -> Embedder:
+        return model if choice == "default" else real(choice)
+
+    monkeypatch.setattr(runtime_module, "Embedder", shared)
+    return model

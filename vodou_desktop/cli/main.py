@@ -1,0 +1,64 @@
+"""The argparse root. Each subcommand is one module in this package that defines
+``register(subparsers)``; modules are discovered, so adding a command touches no other file.
+
+Errors the person can act on (``KnownError``) print one line on stderr and exit 2; a bug
+prints its traceback (it is ours to fix).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from vodou_desktop import __version__
+from vodou_desktop.errors import KnownError
+
+EXIT_USAGE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vodou",
+        description="Vodou Desktop: your AI memory in a local vault. Without a command, starts the tray app.",
+    )
+    parser.add_argument("--version", action="version", version=f"vodou {__version__}")
+    parser.add_argument("--vault", metavar="PATH", help="vault file to use (default: $VODOU_VAULT or the profile)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    import vodou_desktop.cli as package
+
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if info.name.startswith("_") or info.name in ("main", "output"):
+            continue
+        module = importlib.import_module(f"vodou_desktop.cli.{info.name}")
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(sub)
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = build_parser()
+    args = parser.parse_args(list(argv))
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    if args.command is None:
+        from vodou_desktop.app import main as app_main  # Qt only when the tray app is wanted
+
+        return int(app_main(args))
+    try:
+        return int(args.func(args) or 0)
+    except KnownError as exc:
+        print(f"vodou: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("vodou: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,152 @@
+"""``vodou mem``: add, search, show, list and page-link facts."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from vodou_desktop.cli.output import fact_line, print_json, progress_to_stderr
+from vodou_desktop.errors import InvalidInput
+from vodou_desktop.ingest.remember import Origin, remember
+from vodou_desktop.runtime import Runtime
+from vodou_desktop.search.backfill import backfill
+from vodou_desktop.search.embedder import EmbedderState
+from vodou_desktop.vault import ALL_PROJECTS, FactFilter
+from vodou_desktop.vault import query as q
+from vodou_desktop.vault.facts import set_page_link
+from vodou_desktop.vault.sources import TIERS
+
+MODEL_WAIT_S = 120
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    mem = sub.add_parser("mem", help="add, search and manage memories")
+    msub = mem.add_subparsers(dest="mem_command", metavar="ACTION", required=True)
+
+    add = msub.add_parser("add", help="remember a fact")
+    add.add_argument("text")
+    add.add_argument("--project", help="project the fact belongs to (default: global)")
+    add.add_argument("--scope", help="scope label (a search boost, not a wall)")
+    add.add_argument("--kind", default="fact", help="fact (default), preference, decision, …")
+    add.add_argument("--url", help="page the fact came from")
+    add.add_argument("--title", help="title of that page")
+    add.add_argument("--tier", default="first_party", choices=TIERS)
+    add.add_argument("--json", action="store_true")
+    add.set_defaults(func=cmd_add)
+
+    search = msub.add_parser("search", help="search by keyword and meaning")
+    search.add_argument("query")
+    search.add_argument("--project", help="search inside this project (its facts plus global ones)")
+    search.add_argument("--scope", help="boost facts with this scope")
+    search.add_argument("-k", type=int, default=10, help="number of results (default 10)")
+    search.add_argument("--explain", action="store_true", help="show every factor of each score")
+    search.add_argument("--json", action="store_true")
+    search.set_defaults(func=cmd_search)
+
+    show = msub.add_parser("show", help="show one memory")
+    show.add_argument("id", type=int)
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(func=cmd_show)
+
+    lst = msub.add_parser("list", help="list memories, newest first")
+    lst.add_argument("--host", help="only memories from this site (and its subdomains)")
+    lst.add_argument("--project", help="only this project and global memories")
+    lst.add_argument("--forgotten", action="store_true", help="include forgotten memories")
+    lst.add_argument("-n", "--limit", type=int, default=50)
+    lst.add_argument("--json", action="store_true")
+    lst.set_defaults(func=cmd_list)
+
+    link = msub.add_parser("page-link", help="link a memory to a page (wins over any page: token)")
+    link.add_argument("id", type=int)
+    link.add_argument("url")
+    link.add_argument("--json", action="store_true")
+    link.set_defaults(func=cmd_page_link)
+
+
+def _open(args: argparse.Namespace, model: bool = True) -> Runtime:
+    return Runtime.open(args.vault, embedder=None if model else "none")
+
+
+def _ensure_embedded(rt: Runtime) -> None:
+    """Wait for the model (keyword search meanwhile is the fallback) and embed what is missing."""
+    state = rt.embedder.wait(MODEL_WAIT_S)
+    if state is EmbedderState.FAILED:
+        print(f"vodou: note: embedding model unavailable, keyword search only ({rt.embedder.error})",
+              file=sys.stderr)
+    if state is EmbedderState.READY:
+        backfill(rt.vault, rt.embedder, progress=progress_to_stderr("embedding"))
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    # No model here: adding stays instant; the next search (or the running app) embeds it.
+    with _open(args, model=False) as rt:
+        origin = Origin(kind="cli", tier=args.tier, url=args.url, title=args.title, tool="cli")
+        fact_id = remember(rt.vault, args.text, origin, kind=args.kind, project=args.project, scope=args.scope)
+        fact = rt.vault.read(lambda c: q.get_fact(c, fact_id, FactFilter(project=ALL_PROJECTS)))
+        if args.json:
+            print_json(fact.as_json())
+        else:
+            print(f"remembered #{fact.id}" + (f" in {fact.project}" if fact.project else " (global)"))
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    if args.k < 1:
+        raise InvalidInput("-k must be at least 1")
+    with _open(args) as rt:
+        _ensure_embedded(rt)
+        project = args.project if args.project else ALL_PROJECTS
+        results = rt.search.search(args.query, FactFilter(project=project), scope=args.scope, k=args.k)
+        if args.json:
+            print_json([r.as_json(explain=args.explain) for r in results])
+            return 0
+        if not results:
+            print("no matching memories")
+        for r in results:
+            print(fact_line(r.fact, r.score))
+            if args.explain:
+                print("         " + ", ".join(f"{k}={v}" for k, v in r.factors.items()))
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    with _open(args, model=False) as rt:
+        fact = rt.vault.read(lambda c: q.get_fact(c, args.id, FactFilter(project=ALL_PROJECTS,
+                                                                       include_forgotten=True,
+                                                                       include_superseded=True)))
+        if args.json:
+            print_json(fact.as_json())
+            return 0
+        print(fact_line(fact))
+        for key, value in fact.as_json().items():
+            if key != "text" and value is not None:
+                print(f"  {key}: {value}")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    if args.limit < 1:
+        raise InvalidInput("--limit must be at least 1")
+    filt = FactFilter(project=args.project or ALL_PROJECTS, include_forgotten=args.forgotten, host=args.host)
+    with _open(args, model=False) as rt:
+        facts = rt.vault.read(lambda c: q.list_facts(c, filt, limit=args.limit))
+        if args.json:
+            print_json([f.as_json() for f in facts])
+            return 0
+        if not facts:
+            print("no memories")
+        for fact in facts:
+            print(fact_line(fact))
+    return 0
+
+
+def cmd_page_link(args: argparse.Namespace) -> int:
+    with _open(args, model=False) as rt:
+        rt.vault.write(lambda c, ch: set_page_link(c, ch, args.id, args.url, "manual"))
+        fact = rt.vault.read(lambda c: q.get_fact(c, args.id, FactFilter(project=ALL_PROJECTS,
+                                                                       include_forgotten=True)))
+        if args.json:
+            print_json(fact.as_json())
+        else:
+            print(f"#{fact.id} linked to {fact.page_url}")
+    return 0

@@ -1,0 +1,76 @@
+"""The settings file (JSON in the config dir). Qt-free; the UI edits it through ``save``.
+
+Only settings that live outside the vault are here (the vault path must be known before the vault
+is open, the embedder before the search service starts). Site modes and the global default live in
+the vault, so the CLI and the app always agree.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from vodou_desktop import paths
+from vodou_desktop.errors import InvalidInput, KnownError
+
+DEFAULT_BRIDGE_PORT = 47653
+
+
+@dataclass
+class Settings:
+    embedder: str = "default"  # "default" (bundled all-MiniLM-L6-v2), "none", or a model folder
+    bridge_port: int = DEFAULT_BRIDGE_PORT
+    model_base_url: str = ""  # optional OpenAI-compatible endpoint; empty = none
+    model_name: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def validate(self) -> Settings:
+        if not isinstance(self.embedder, str) or not self.embedder.strip():
+            raise InvalidInput("embedder must be 'default', 'none' or a model folder")
+        if self.embedder not in ("default", "none") and not Path(self.embedder).expanduser().is_dir():
+            raise InvalidInput(f"embedder model folder does not exist: {self.embedder}")
+        if not isinstance(self.bridge_port, int) or not 1024 <= self.bridge_port <= 65535:
+            raise InvalidInput("bridge port must be a number between 1024 and 65535")
+        if self.model_base_url and not self.model_base_url.startswith(("http://", "https://")):
+            raise InvalidInput("model endpoint must be an http(s) URL")
+        return self
+
+
+def load(path: Path | None = None) -> Settings:
+    """Read settings; a missing file gives the defaults; a broken one is a clear error."""
+    path = path or paths.config_file()
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raw = {}
+    except (OSError, ValueError) as exc:
+        raise KnownError(f"Cannot read the settings file {path}: {exc}") from exc
+    if not isinstance(raw, dict):
+        raise KnownError(f"The settings file {path} is not a JSON object")
+    known = {f.name for f in fields(Settings)} - {"extra"}
+    settings = Settings(**{k: v for k, v in raw.items() if k in known})
+    settings.extra = {k: v for k, v in raw.items() if k not in known}
+    try:
+        return settings.validate()
+    except InvalidInput as exc:
+        raise KnownError(f"The settings file {path} has a bad value: {exc}") from exc
+
+
+def save(settings: Settings, path: Path | None = None) -> None:
+    """Validate, then write atomically (temp file + rename) so a crash never leaves half a file."""
+    settings.validate()
+    path = path or paths.config_file()
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    data = asdict(settings)
+    data.update(data.pop("extra"))
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def embedder_choice(settings: Settings) -> str:
+    """``VODOU_EMBEDDER`` in the environment overrides the file."""
+    return os.environ.get("VODOU_EMBEDDER", "").strip() or settings.embedder

@@ -1,0 +1,47 @@
+"""One formatter for ages (GOV-10).
+
+Seed 000, defect 1: a fact from a daily log has ``valid_at`` = that day at local midnight; shown as
+an instant it read "18h" old thirty minutes after it was stored. A day-granular time is a calendar
+day, so it renders as today / yesterday / N days ago, compared in the viewer's time zone; only an
+instant renders in minutes and hours.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, tzinfo
+
+from vodou_desktop.vault.clock import parse_iso
+
+
+def _local(moment: datetime, tz: tzinfo | None) -> datetime:
+    return moment.astimezone(tz) if tz is not None else moment.astimezone()
+
+
+def _day_of(value: str, tz: tzinfo | None) -> date:
+    if len(value) == 10:  # a bare calendar date
+        return date.fromisoformat(value)
+    return _local(parse_iso(value), tz).date()
+
+
+def format_age(value: str | None, precision: str | None = "instant", *, now: datetime | None = None,
+               tz: tzinfo | None = None) -> str:
+    """``today`` / ``yesterday`` / ``N days ago`` for days; ``N minutes/hours/days ago`` for instants."""
+    if not value:
+        return "unknown time"
+    now = now or datetime.now().astimezone()
+    if precision == "day" or len(value) == 10:
+        days = (_local(now, tz).date() - _day_of(value, tz)).days
+        if days <= 0:
+            return "today"
+        return "yesterday" if days == 1 else f"{days} days ago"
+    seconds = (now - parse_iso(value)).total_seconds()
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        n = int(seconds // 60)
+        return f"{n} minute{'s' if n != 1 else ''} ago"
+    if seconds < 86400:
+        n = int(seconds // 3600)
+        return f"{n} hour{'s' if n != 1 else ''} ago"
+    n = int(seconds // 86400)
+    return f"{n} day{'s' if n != 1 else ''} ago"

@@ -1,0 +1,51 @@
+"""Writing memory: every entry point (CLI, bridge, MCP, importers, captures) ends here.
+
+Each call stamps its source through the one provenance writer and inserts the fact in the same
+transaction, so a fact never exists without its source.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vodou_desktop.vault import Vault
+from vodou_desktop.vault.facts import insert_document, insert_fact, split_document
+from vodou_desktop.vault.sources import stamp_source
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a memory came from: passed to ``stamp_source`` unchanged."""
+
+    kind: str
+    tier: str = "first_party"
+    url: str | None = None
+    title: str | None = None
+    tool: str | None = None
+    batch_id: str | None = None
+
+
+def remember(vault: Vault, text: str, origin: Origin, *, kind: str = "fact", project: str | None = None,
+             scope: str | None = None, valid_at: str | None = None, valid_precision: str | None = None) -> int:
+    """Store one fact with its source; returns the fact id."""
+
+    def job(conn, change):  # type: ignore[no-untyped-def]
+        source_id = stamp_source(conn, change, kind=origin.kind, tier=origin.tier, url=origin.url,
+                                 title=origin.title, tool=origin.tool, batch_id=origin.batch_id)
+        return insert_fact(conn, change, text=text, source_id=source_id, kind=kind, project=project,
+                           scope=scope, valid_at=valid_at, valid_precision=valid_precision)
+
+    return int(vault.write(job))
+
+
+def save_document(vault: Vault, text: str, origin: Origin, *, project: str | None = None) -> int:
+    """Store a Library document (chunked) with its source; returns the document id."""
+    chunks = split_document(text)
+
+    def job(conn, change):  # type: ignore[no-untyped-def]
+        source_id = stamp_source(conn, change, kind=origin.kind, tier=origin.tier, url=origin.url,
+                                 title=origin.title, tool=origin.tool, batch_id=origin.batch_id)
+        return insert_document(conn, change, source_id=source_id, title=origin.title, chunks=chunks,
+                               project=project)
+
+    return int(vault.write(job))

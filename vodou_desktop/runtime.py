@@ -1,0 +1,64 @@
+"""The Qt-free services of one running Vodou (CLI command, headless server, or the tray app).
+
+``Runtime.open`` builds them in order: settings, vault, embedder (background), vector index,
+search. The tray app's composition root wraps this with Qt; the CLI and ``vodou serve`` use it
+as is.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vodou_desktop import config, paths
+from vodou_desktop.search.backfill import Backfiller
+from vodou_desktop.search.embedder import Embedder
+from vodou_desktop.search.service import SearchService
+from vodou_desktop.search.vectors import VectorIndex
+from vodou_desktop.vault import Vault
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Runtime:
+    settings: config.Settings
+    vault: Vault
+    embedder: Embedder
+    index: VectorIndex
+    search: SearchService
+    backfiller: Backfiller | None = None
+    extras: dict[str, object] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, vault_path: str | Path | None = None, *, embedder: Embedder | str | None = None,
+             background_backfill: bool = False) -> Runtime:
+        settings = config.load()
+        vault = Vault.open(paths.vault_path(vault_path))
+        try:
+            if not isinstance(embedder, Embedder):
+                embedder = Embedder(embedder or config.embedder_choice(settings))
+            embedder.start()
+            index = VectorIndex(vault)
+            index.load()
+            search = SearchService(vault, embedder, index)
+            runtime = cls(settings, vault, embedder, index, search)
+            if background_backfill:
+                runtime.backfiller = Backfiller(vault, embedder).start()
+            return runtime
+        except BaseException:
+            vault.close()
+            raise
+
+    def close(self) -> None:
+        if self.backfiller:
+            self.backfiller.stop()
+        self.index.close()
+        self.vault.close()
+
+    def __enter__(self) -> Runtime:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

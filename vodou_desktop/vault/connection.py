@@ -1,0 +1,91 @@
+"""Opening the vault file with apsw, and turning SQLite's environment errors into messages.
+
+Pragmas, chosen once here:
+- ``journal_mode=WAL``: readers never block the writer and the writer never blocks readers.
+- ``synchronous=FULL``: "saved" means saved. With WAL, NORMAL can lose the last transactions on
+  power loss; FULL fsyncs the WAL at every commit, which is what a memory store owes its owner.
+- ``busy_timeout=5000``: a second process (the CLI beside the running app) waits for the write
+  lock instead of failing at once.
+- ``foreign_keys=ON``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from vodou_desktop.errors import VaultUnavailable
+
+BUSY_TIMEOUT_MS = 5000
+
+
+def open_connection(path: Path, *, create: bool = True, readonly: bool = False) -> apsw.Connection:
+    """Open ``path`` with the vault's pragmas; environment failures raise ``VaultUnavailable``."""
+    folder = path.parent
+    if not folder.is_dir():
+        if not create or readonly:
+            raise VaultUnavailable(f"The vault's folder does not exist: {folder}")
+        try:
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as exc:
+            raise VaultUnavailable(f"Cannot create the vault's folder {folder}: {exc.strerror}") from exc
+    if not path.exists() and (readonly or not create):
+        raise VaultUnavailable(f"No vault at {path}")
+    if path.exists() and not readonly and not os.access(path, os.W_OK):
+        raise VaultUnavailable(f"The vault {path} is read-only; Vodou needs to write to it.")
+    flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE
+    if create and not readonly:
+        flags |= apsw.SQLITE_OPEN_CREATE
+    with translate_errors(path):
+        conn = apsw.Connection(str(path), flags=flags)
+        conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+        _check_readable(conn)
+        if not readonly:
+            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()
+            if mode is None or str(mode[0]).lower() != "wal":
+                raise VaultUnavailable(f"Cannot switch {path} to WAL mode (is the folder read-only?)")
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA trusted_schema=OFF")
+    return conn
+
+
+def _check_readable(conn: apsw.Connection) -> None:
+    # Reading the schema forces SQLite to look at the header: a file that is not a database
+    # fails here, before any pragma could try to rewrite it.
+    conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+
+
+@contextlib.contextmanager
+def translate_errors(path: Path | str) -> Iterator[None]:
+    """Environment errors from SQLite become one clear ``VaultUnavailable`` message."""
+    try:
+        yield
+    except (apsw.BusyError, apsw.LockedError) as exc:
+        raise VaultUnavailable(
+            f"The vault {path} is locked by another program; try again in a moment."
+        ) from exc
+    except (apsw.CorruptError, apsw.NotADBError) as exc:
+        raise VaultUnavailable(
+            f"The vault {path} is damaged or is not a Vodou vault. It was left untouched; "
+            "restore a backup or move it aside to start a new one."
+        ) from exc
+    except apsw.ReadOnlyError as exc:
+        raise VaultUnavailable(f"The vault {path} is read-only; Vodou needs to write to it.") from exc
+    except apsw.CantOpenError as exc:
+        raise VaultUnavailable(f"Cannot open the vault {path}: check the folder exists and is writable.") from exc
+    except apsw.FullError as exc:
+        raise VaultUnavailable(f"The disk holding the vault {path} is full; nothing was written.") from exc
+    except apsw.IOError as exc:
+        raise VaultUnavailable(f"Input/output error on the vault {path}: {exc}") from exc
+
+
+def scalar(conn: apsw.Connection, sql: str, params: tuple[object, ...] | list[object] = ()) -> Any:
+    """The first column of the first row (``None`` when there is no row)."""
+    row = conn.execute(sql, params).fetchone()
+    return None if row is None else row[0]

@@ -1,0 +1,144 @@
+"""The ``Vault``: one file, one writer thread, a reader connection per thread, change events."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import apsw
+
+from vodou_desktop.errors import VaultUnavailable
+from vodou_desktop.vault.connection import open_connection, scalar, translate_errors
+from vodou_desktop.vault.migrations import migrate
+from vodou_desktop.vault.writer import Change, WriteJob, WriterThread
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+Listener = Callable[[Change], None]
+
+
+class Vault:
+    """Open with ``Vault.open(path)``; close with ``close()`` (drains queued writes)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._listeners: list[Listener] = []
+        self._listeners_lock = threading.Lock()
+        self._local = threading.local()
+        self._readers: list[apsw.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._writer = WriterThread(path, self._emit)
+        self._closed = False
+        self._data_version: int | None = None
+
+    @classmethod
+    def open(cls, path: Path | str) -> Vault:
+        vault = cls(Path(path))
+        vault._writer.start(lambda conn: migrate(conn, vault.path))
+        vault._data_version = vault._current_data_version()
+        return vault
+
+    # -- reading -------------------------------------------------------------------------
+    def reader(self) -> apsw.Connection:
+        """This thread's read connection (autocommit; use ``read_tx`` for a consistent view)."""
+        if self._closed:
+            raise VaultUnavailable("the vault is closed")
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = open_connection(self.path, create=False)
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        return conn
+
+    def read(self, fn: Callable[[apsw.Connection], T]) -> T:
+        """Run ``fn`` on this thread's reader inside one read transaction."""
+        conn = self.reader()
+        with translate_errors(self.path):
+            if conn.in_transaction:
+                return fn(conn)
+            conn.execute("BEGIN")
+            try:
+                return fn(conn)
+            finally:
+                conn.execute("COMMIT")
+
+    # -- writing -------------------------------------------------------------------------
+    def write(self, job: WriteJob, timeout: float | None = None, *, transaction: bool = True) -> Any:
+        """Run ``job(conn, change)`` on the writer thread in one transaction; wait for it."""
+        if self._writer.in_writer_thread:
+            raise RuntimeError("vault.write called from inside a write job")
+        return self._writer.submit(job, transaction=transaction).result(timeout)
+
+    def submit(self, job: WriteJob):  # type: ignore[no-untyped-def]
+        """Queue a write and return its Future (for async callers)."""
+        return self._writer.submit(job)
+
+    # -- change events -------------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(change)`` after each commit (on the writer thread). Returns unsubscribe."""
+        with self._listeners_lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._listeners_lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def _emit(self, change: Change) -> None:
+        self._data_version = None  # our own write moved it; re-read lazily
+        with self._listeners_lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(change)
+            except Exception:
+                log.exception("vault listener %r failed", listener)
+
+    def _current_data_version(self) -> int:
+        with translate_errors(self.path):
+            return int(scalar(self.reader(), "PRAGMA data_version"))
+
+    def poll_external(self) -> bool:
+        """Notice writes by another process (the CLI beside the app); emit an external change."""
+        current = self._current_data_version()
+        previous, self._data_version = self._data_version, current
+        if previous is not None and current != previous:
+            self._emit_external()
+            self._data_version = current
+            return True
+        return False
+
+    def _emit_external(self) -> None:
+        change = Change(external=True)
+        change.tables.add("*")
+        self._emit(change)
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def checkpoint(self) -> None:
+        """Fold the WAL into the main file and truncate it (used after erase)."""
+        self.write(
+            lambda conn, change: conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall(),
+            transaction=False,
+        )
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._writer.close()
+        self._closed = True
+        with self._readers_lock:
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
+
+    def __enter__(self) -> Vault:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

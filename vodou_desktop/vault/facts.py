@@ -1,0 +1,220 @@
+"""The write side for facts and documents. Readers live in ``query.py``.
+
+Page links (GOV-9): a chunk's page is set with a precedence — ``manual`` (page-link) beats
+``token`` (a ``page:`` URL inside the text) beats ``source`` (the URL of its source). A lower
+precedence never overwrites a higher one, so re-indexing cannot undo a manual link.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+
+import apsw
+import numpy as np
+
+from vodou_desktop.errors import InvalidInput, NotFound
+from vodou_desktop.pages import host_of, page_key
+from vodou_desktop.vault.clock import now_iso
+from vodou_desktop.vault.writer import Change
+
+MAX_FACT_CHARS = 8_000
+MAX_DOCUMENT_CHARS = 5_000_000
+EMBEDDING_DIM = 384
+PAGE_SET_RANK = {None: 0, "source": 1, "token": 2, "manual": 3}
+PAGE_TOKEN = re.compile(r"(?:^|\s)page:\s*<?(https?://[^\s>]+)", re.IGNORECASE)
+# Kinds that describe the person and therefore follow them into every project.
+GLOBAL_KINDS = frozenset({"preference"})
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(" ".join(text.split()).casefold().encode()).hexdigest()
+
+
+def clean_text(text: str, limit: int = MAX_FACT_CHARS) -> str:
+    if not isinstance(text, str):
+        raise InvalidInput("text must be a string")
+    text = text.replace("\x00", "").strip()
+    if not text:
+        raise InvalidInput("text is empty")
+    if len(text) > limit:
+        raise InvalidInput(f"text is too long ({len(text)} characters; the limit is {limit})")
+    return text
+
+
+def clean_project(project: str | None) -> str | None:
+    if project is None:
+        return None
+    project = project.strip()
+    if not project:
+        return None
+    if len(project) > 200 or any(ord(c) < 32 for c in project):
+        raise InvalidInput("project name must be a short single line")
+    return project
+
+
+def embedding_blob(vector: Sequence[float] | np.ndarray) -> bytes:
+    arr = np.asarray(vector, dtype="<f4").reshape(-1)
+    if arr.shape[0] != EMBEDDING_DIM:
+        raise InvalidInput(f"embedding must have {EMBEDDING_DIM} dimensions, not {arr.shape[0]}")
+    return arr.tobytes()
+
+
+def insert_fact(
+    conn: apsw.Connection,
+    change: Change,
+    *,
+    text: str,
+    source_id: int,
+    kind: str = "fact",
+    project: str | None = None,
+    scope: str | None = None,
+    valid_at: str | None = None,
+    valid_precision: str | None = None,
+    created_at: str | None = None,
+    predecessor_id: int | None = None,
+    revision: int = 1,
+) -> int:
+    """Insert one fact; returns its id. Preferences are always global (project NULL)."""
+    text = clean_text(text)
+    project = None if kind in GLOBAL_KINDS else clean_project(project)
+    if valid_at is not None and valid_precision not in ("instant", "day"):
+        valid_precision = "instant"
+    page = _page_for(conn, source_id, text)
+    conn.execute(
+        "INSERT INTO chunks(text, kind, source_id, project_id, scope, created_at, valid_at,"
+        " valid_precision, predecessor_id, revision, page_url, page_key, page_host, page_set_by,"
+        " content_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (text, kind, source_id, project, scope, created_at or now_iso(), valid_at, valid_precision,
+         predecessor_id, revision, *page, content_hash(text)),
+    )
+    chunk_id = int(conn.last_insert_rowid())
+    change.touch("chunks", chunk_ids=[chunk_id], page_keys=[page[1]], hosts=[page[2]])
+    return chunk_id
+
+
+def _page_for(conn: apsw.Connection, source_id: int, text: str) -> tuple[str | None, ...]:
+    token = _page_token(text)
+    if token:
+        return (*token, "token")
+    row = conn.execute("SELECT source_url FROM memory_sources WHERE id = ?", (source_id,)).fetchone()
+    if row is None:
+        raise NotFound(f"no source {source_id}")
+    if row[0]:
+        return (row[0], page_key(row[0]), host_of(row[0]), "source")
+    return (None, None, None, None)
+
+
+def _page_token(text: str) -> tuple[str, str, str] | None:
+    match = PAGE_TOKEN.search(text)
+    if not match:
+        return None
+    url = match.group(1).rstrip(".,;)")
+    try:
+        return (url, page_key(url), host_of(url))
+    except InvalidInput:
+        return None
+
+
+def set_page_link(conn: apsw.Connection, change: Change, chunk_id: int, url: str, set_by: str) -> bool:
+    """Link a chunk to a page unless a higher-precedence link exists. Returns whether it changed."""
+    row = conn.execute("SELECT page_set_by, page_key FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
+    if row is None:
+        raise NotFound(f"no memory with id {chunk_id}")
+    if PAGE_SET_RANK[row[0]] > PAGE_SET_RANK[set_by]:
+        return False
+    key, host = page_key(url), host_of(url)
+    conn.execute(
+        "UPDATE chunks SET page_url = ?, page_key = ?, page_host = ?, page_set_by = ? WHERE id = ?",
+        (url, key, host, set_by, chunk_id),
+    )
+    change.touch("chunks", chunk_ids=[chunk_id], page_keys=[key, row[1]], hosts=[host])
+    return True
+
+
+def reindex_chunk(conn: apsw.Connection, change: Change, chunk_id: int) -> None:
+    """Re-derive the page of a chunk from its text token; a manual link always survives."""
+    row = conn.execute("SELECT text FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
+    if row is None:
+        raise NotFound(f"no memory with id {chunk_id}")
+    token = _page_token(row[0])
+    if token:
+        set_page_link(conn, change, chunk_id, token[0], "token")
+
+
+def set_embeddings(
+    conn: apsw.Connection, change: Change, items: Iterable[tuple[int, np.ndarray]], model: str
+) -> int:
+    n = 0
+    for chunk_id, vector in items:
+        conn.execute(
+            "UPDATE chunks SET embedding = ?, embed_model = ? WHERE id = ?",
+            (embedding_blob(vector), model, chunk_id),
+        )
+        change.touch("embeddings", chunk_ids=[chunk_id])
+        n += 1
+    return n
+
+
+def insert_document(
+    conn: apsw.Connection,
+    change: Change,
+    *,
+    source_id: int,
+    title: str | None,
+    chunks: Sequence[str],
+    project: str | None = None,
+    created_at: str | None = None,
+) -> int:
+    """A Library document: one ``documents`` row and its chunks (kind ``doc``, never facts)."""
+    if not chunks:
+        raise InvalidInput("the document has no text")
+    created = created_at or now_iso()
+    row = conn.execute("SELECT source_url FROM memory_sources WHERE id = ?", (source_id,)).fetchone()
+    if row is None:
+        raise NotFound(f"no source {source_id}")
+    url = row[0]
+    key, host = (page_key(url), host_of(url)) if url else (None, None)
+    full = "\n\n".join(chunks)
+    conn.execute(
+        "INSERT INTO documents(source_id, title, page_url, page_key, page_host, content_hash,"
+        " project_id, created_at) VALUES (?,?,?,?,?,?,?,?)",
+        (source_id, title, url, key, host, content_hash(full), clean_project(project), created),
+    )
+    doc_id = int(conn.last_insert_rowid())
+    ids = []
+    for seq, text in enumerate(chunks):
+        conn.execute(
+            "INSERT INTO chunks(text, kind, source_id, document_id, seq, project_id, created_at,"
+            " page_url, page_key, page_host, page_set_by, content_hash)"
+            " VALUES (?, 'doc', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (text, source_id, doc_id, seq, clean_project(project), created, url, key, host,
+             "source" if url else None, content_hash(text)),
+        )
+        ids.append(int(conn.last_insert_rowid()))
+    change.touch("documents", chunk_ids=ids, page_keys=[key], hosts=[host])
+    return doc_id
+
+
+def split_document(text: str, target: int = 900) -> list[str]:
+    """Split text into chunks of about ``target`` characters on paragraph, then line, boundaries."""
+    text = clean_text(text, MAX_DOCUMENT_CHARS)
+    parts: list[str] = []
+    current = ""
+    for para in re.split(r"\n\s*\n", text):
+        para = para.strip()
+        if not para:
+            continue
+        while len(para) > target * 2:
+            cut = para.rfind(" ", 0, target) if " " in para[:target] else target
+            parts.append(para[:cut].strip())
+            para = para[cut:].strip()
+        if current and len(current) + len(para) + 2 > target:
+            parts.append(current)
+            current = para
+        else:
+            current = f"{current}\n\n{para}" if current else para
+    if current:
+        parts.append(current)
+    return parts

@@ -1,0 +1,247 @@
+"""THE read path for facts. Every reader of ``chunks`` is in this module and builds its WHERE
+clause with ``FactFilter.where()``, which always applies the hard predicates (SEARCH-3):
+
+- project wall: ``project_id = :p OR project_id IS NULL`` (NULL is global and passes everywhere);
+- soft delete: ``invalid_at IS NULL`` unless an owner view asks to see forgotten facts;
+- supersession: ``superseded_by IS NULL``;
+- facts never include document chunks (``document_id IS NULL``; SEARCH-4).
+
+Each reader registers itself with ``@reader`` so that tests can enumerate them all and prove
+each one honours every predicate (GOV-5). A structural test fails on any other module that
+selects from ``chunks``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, TypeVar
+
+import apsw
+
+from vodou_desktop.errors import InvalidInput, NotFound
+from vodou_desktop.pages import normalize_host
+from vodou_desktop.vault.connection import scalar
+from vodou_desktop.vault.records import FACT_COLUMNS, Document, Fact, document_from_row, fact_from_row
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _AllProjects:
+    def __repr__(self) -> str:
+        return "ALL_PROJECTS"
+
+
+ALL_PROJECTS: Final = _AllProjects()
+"""Owner views (the memory browser, ``mem list``): every project, global included."""
+
+READERS: dict[str, Callable[..., Any]] = {}
+
+
+def reader(fn: F) -> F:
+    """Register a reader of governed columns (enumerated by the policy tests)."""
+    READERS[fn.__name__] = fn
+    return fn
+
+
+@dataclass(frozen=True)
+class FactFilter:
+    """What a caller may see. The defaults are the safe ones."""
+
+    project: str | None | _AllProjects = None  # None: no project context → global facts only
+    include_forgotten: bool = False
+    include_superseded: bool = False
+    host: str | None = None  # source host or page host is this host or a subdomain
+    tiers: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+
+    def where(self) -> tuple[str, list[Any]]:
+        """SQL predicates over ``c`` (chunks) and ``s`` (memory_sources), with parameters."""
+        clauses = ["c.document_id IS NULL"]
+        params: list[Any] = []
+        if self.project is None:
+            clauses.append("c.project_id IS NULL")
+        elif isinstance(self.project, str):
+            clauses.append("(c.project_id = ? OR c.project_id IS NULL)")
+            params.append(self.project)
+        if not self.include_forgotten:
+            clauses.append("c.invalid_at IS NULL")
+        if not self.include_superseded:
+            clauses.append("c.superseded_by IS NULL")
+        if self.host:
+            host = normalize_host(self.host)
+            clauses.append(
+                "(s.source_host = ? OR s.source_host LIKE ? ESCAPE '\\'"
+                " OR c.page_host = ? OR c.page_host LIKE ? ESCAPE '\\')"
+            )
+            pattern = "%." + host.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            params += [host, pattern, host, pattern]
+        if self.tiers:
+            clauses.append(f"s.tier IN ({','.join('?' * len(self.tiers))})")
+            params += list(self.tiers)
+        if self.kinds:
+            clauses.append(f"c.kind IN ({','.join('?' * len(self.kinds))})")
+            params += list(self.kinds)
+        return " AND ".join(clauses), params
+
+
+_FROM = "FROM chunks c JOIN memory_sources s ON s.id = c.source_id"
+
+
+def _select(conn: apsw.Connection, f: FactFilter, extra: str, params: Sequence[Any]) -> list[Fact]:
+    where, wparams = f.where()
+    sql = f"SELECT {FACT_COLUMNS} {_FROM} WHERE {where} AND {extra}"
+    return [fact_from_row(row) for row in conn.execute(sql, [*wparams, *params])]
+
+
+@reader
+def get_fact(conn: apsw.Connection, fact_id: int, f: FactFilter) -> Fact:
+    rows = _select(conn, f, "c.id = ?", [fact_id])
+    if not rows:
+        raise NotFound(f"no memory with id {fact_id} (or it is hidden here)")
+    return rows[0]
+
+
+@reader
+def facts_by_ids(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> list[Fact]:
+    """The facts among ``ids`` that ``f`` lets through (used to filter vector candidates)."""
+    out: list[Fact] = []
+    ids = list(ids)
+    for start in range(0, len(ids), 900):
+        part = ids[start : start + 900]
+        out += _select(conn, f, f"c.id IN ({','.join('?' * len(part))})", part)
+    return out
+
+
+@reader
+def list_facts(conn: apsw.Connection, f: FactFilter, limit: int = 100, offset: int = 0) -> list[Fact]:
+    where, params = f.where()
+    sql = f"SELECT {FACT_COLUMNS} {_FROM} WHERE {where} ORDER BY c.id DESC LIMIT ? OFFSET ?"
+    return [fact_from_row(row) for row in conn.execute(sql, [*params, limit, offset])]
+
+
+@reader
+def keyword_search(conn: apsw.Connection, match: str, f: FactFilter, limit: int) -> list[tuple[int, float]]:
+    """FTS5 bm25 over fact text under the hard predicates; ``match`` must already be safe."""
+    where, params = f.where()
+    sql = (
+        "SELECT c.id, bm25(chunks_fts) AS score FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
+        f" JOIN memory_sources s ON s.id = c.source_id WHERE chunks_fts MATCH ? AND {where}"
+        " ORDER BY score LIMIT ?"
+    )
+    try:
+        return [(int(r[0]), float(r[1])) for r in conn.execute(sql, [match, *params, limit])]
+    except apsw.SQLError as exc:
+        raise InvalidInput(f"search query could not be understood: {exc}") from exc
+
+
+@reader
+def facts_for_page(conn: apsw.Connection, key: str, f: FactFilter, limit: int = 200) -> list[Fact]:
+    """Facts saved from exactly this page (page key), newest first."""
+    where, params = f.where()
+    sql = f"SELECT {FACT_COLUMNS} {_FROM} WHERE {where} AND c.page_key = ? ORDER BY c.id DESC LIMIT ?"
+    return [fact_from_row(row) for row in conn.execute(sql, [*params, key, limit])]
+
+
+@reader
+def page_has_memory(conn: apsw.Connection, key: str, f: FactFilter) -> bool:
+    """Exact facts or live documents from this page exist (the probe's green)."""
+    where, params = f.where()
+    fact = conn.execute(f"SELECT 1 {_FROM} WHERE {where} AND c.page_key = ? LIMIT 1", [*params, key])
+    if fact.fetchone():
+        return True
+    return bool(documents_for_page(conn, key, f, limit=1))
+
+
+@reader
+def count_facts(conn: apsw.Connection, f: FactFilter) -> int:
+    where, params = f.where()
+    return int(scalar(conn, f"SELECT count(*) {_FROM} WHERE {where}", params))
+
+
+@reader
+def count_facts_by_host(conn: apsw.Connection, f: FactFilter) -> dict[str, int]:
+    where, params = f.where()
+    sql = (f"SELECT coalesce(s.source_host, c.page_host) AS h, count(*) {_FROM} WHERE {where}"
+           " AND h IS NOT NULL GROUP BY h")
+    return {row[0]: int(row[1]) for row in conn.execute(sql, params)}
+
+
+DOCUMENT_COLUMNS = (
+    "d.id, d.title, d.page_url, d.page_key, d.page_host, d.project_id, s.tier, s.kind, d.created_at,"
+    " (SELECT count(*) FROM chunks x WHERE x.document_id = d.id)"
+)
+
+
+def _document_where(f: FactFilter) -> tuple[str, list[Any]]:
+    clauses, params = [], []
+    if not f.include_forgotten:
+        clauses.append("d.invalid_at IS NULL")
+    if f.project is None:
+        clauses.append("d.project_id IS NULL")
+    elif isinstance(f.project, str):
+        clauses.append("(d.project_id = ? OR d.project_id IS NULL)")
+        params.append(f.project)
+    if f.host:
+        host = normalize_host(f.host)
+        clauses.append("(d.page_host = ? OR d.page_host LIKE ?)")
+        params += [host, "%." + host]
+    return " AND ".join(clauses) or "1", params
+
+
+@reader
+def documents_for_page(conn: apsw.Connection, key: str, f: FactFilter, limit: int = 100) -> list[Document]:
+    """Documents saved from this page — each document once, however many chunks it has."""
+    where, params = _document_where(f)
+    sql = (f"SELECT {DOCUMENT_COLUMNS} FROM documents d JOIN memory_sources s ON s.id = d.source_id"
+           f" WHERE {where} AND d.page_key = ? ORDER BY d.id DESC LIMIT ?")
+    return [document_from_row(row) for row in conn.execute(sql, [*params, key, limit])]
+
+
+@reader
+def list_documents(conn: apsw.Connection, f: FactFilter, limit: int = 200, offset: int = 0) -> list[Document]:
+    where, params = _document_where(f)
+    sql = (f"SELECT {DOCUMENT_COLUMNS} FROM documents d JOIN memory_sources s ON s.id = d.source_id"
+           f" WHERE {where} ORDER BY d.id DESC LIMIT ? OFFSET ?")
+    return [document_from_row(row) for row in conn.execute(sql, [*params, limit, offset])]
+
+
+def document_text(conn: apsw.Connection, doc_id: int) -> str:
+    rows = conn.execute("SELECT text FROM chunks WHERE document_id = ? ORDER BY seq", (doc_id,))
+    return "\n\n".join(r[0] for r in rows)
+
+
+# -- internal readers: feed the vector index and the backfill, never shown to anyone ------------
+
+def embeddings_after(conn: apsw.Connection, after_id: int, limit: int) -> list[tuple[int, bytes]]:
+    sql = "SELECT id, embedding FROM chunks WHERE id > ? AND embedding IS NOT NULL ORDER BY id LIMIT ?"
+    return [(int(r[0]), r[1]) for r in conn.execute(sql, (after_id, limit))]
+
+
+def embeddings_for(conn: apsw.Connection, ids: Sequence[int]) -> list[tuple[int, bytes]]:
+    out: list[tuple[int, bytes]] = []
+    ids = list(ids)
+    for start in range(0, len(ids), 900):
+        part = ids[start : start + 900]
+        sql = f"SELECT id, embedding FROM chunks WHERE embedding IS NOT NULL AND id IN ({','.join('?' * len(part))})"
+        out += [(int(r[0]), r[1]) for r in conn.execute(sql, part)]
+    return out
+
+
+def unembedded(conn: apsw.Connection, limit: int, after_id: int = 0) -> list[tuple[int, str]]:
+    sql = "SELECT id, text FROM chunks WHERE embedding IS NULL AND id > ? ORDER BY id LIMIT ?"
+    return [(int(r[0]), r[1]) for r in conn.execute(sql, (after_id, limit))]
+
+
+def count_unembedded(conn: apsw.Connection) -> int:
+    return int(scalar(conn, "SELECT count(*) FROM chunks WHERE embedding IS NULL"))
+
+
+def existing_chunk_ids(conn: apsw.Connection, ids: Sequence[int]) -> set[int]:
+    out: set[int] = set()
+    ids = list(ids)
+    for start in range(0, len(ids), 900):
+        part = ids[start : start + 900]
+        sql = f"SELECT id FROM chunks WHERE id IN ({','.join('?' * len(part))})"
+        out.update(int(r[0]) for r in conn.execute(sql, part))
+    return out

@@ -1,0 +1,224 @@
+"""The vault's schema, as named, append-only migrations.
+
+Each migration is a function applied in one transaction together with its row in
+``schema_migrations``: either both land or neither does. Never edit a released migration;
+append a new one. A vault that records a migration this code does not know was written by a
+newer Vodou and is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import apsw
+
+Migration = tuple[str, Callable[[apsw.Connection], None]]
+
+
+def _m0001_initial(conn: apsw.Connection) -> None:
+    conn.execute(
+        """
+        CREATE TABLE memory_sources (
+            id          INTEGER PRIMARY KEY,
+            kind        TEXT NOT NULL,
+            tier        TEXT NOT NULL CHECK (tier IN ('pinned', 'first_party', 'capture', 'import')),
+            source_url  TEXT,
+            source_host TEXT,
+            title       TEXT,
+            tool        TEXT,
+            batch_id    TEXT,
+            created_at  TEXT NOT NULL
+        );
+        CREATE INDEX memory_sources_host ON memory_sources(source_host);
+        CREATE INDEX memory_sources_batch ON memory_sources(batch_id);
+
+        CREATE TABLE documents (
+            id           INTEGER PRIMARY KEY,
+            source_id    INTEGER NOT NULL REFERENCES memory_sources(id),
+            title        TEXT,
+            page_url     TEXT,
+            page_key     TEXT,
+            page_host    TEXT,
+            content_hash TEXT,
+            project_id   TEXT,
+            created_at   TEXT NOT NULL,
+            invalid_at   TEXT,
+            invalidated_by TEXT
+        );
+        CREATE INDEX documents_page_key ON documents(page_key);
+        CREATE INDEX documents_page_host ON documents(page_host);
+
+        -- Facts and document chunks share one table (one FTS index, one vector matrix).
+        -- A row with document_id NOT NULL is a document chunk and never a fact.
+        CREATE TABLE chunks (
+            id              INTEGER PRIMARY KEY,
+            text            TEXT NOT NULL,
+            kind            TEXT NOT NULL DEFAULT 'fact',
+            source_id       INTEGER NOT NULL REFERENCES memory_sources(id),
+            document_id     INTEGER REFERENCES documents(id),
+            seq             INTEGER,
+            project_id      TEXT,
+            scope           TEXT,
+            created_at      TEXT NOT NULL,
+            valid_at        TEXT,
+            valid_precision TEXT CHECK (valid_precision IN ('instant', 'day')),
+            invalid_at      TEXT,
+            invalidated_by  TEXT,
+            superseded_by   INTEGER REFERENCES chunks(id),
+            superseded_at   TEXT,
+            predecessor_id  INTEGER REFERENCES chunks(id),
+            revision        INTEGER NOT NULL DEFAULT 1,
+            fact_group      INTEGER,
+            is_canonical    INTEGER NOT NULL DEFAULT 1,
+            page_url        TEXT,
+            page_key        TEXT,
+            page_host       TEXT,
+            page_set_by     TEXT CHECK (page_set_by IN ('manual', 'token', 'source')),
+            content_hash    TEXT,
+            embedding       BLOB,
+            embed_model     TEXT
+        );
+        CREATE INDEX chunks_project ON chunks(project_id);
+        CREATE INDEX chunks_page_key ON chunks(page_key);
+        CREATE INDEX chunks_page_host ON chunks(page_host);
+        CREATE INDEX chunks_source ON chunks(source_id);
+        CREATE INDEX chunks_document ON chunks(document_id);
+        CREATE INDEX chunks_group ON chunks(fact_group);
+        CREATE INDEX chunks_invalid_by ON chunks(invalidated_by);
+        CREATE INDEX chunks_unembedded ON chunks(id) WHERE embedding IS NULL;
+
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            text, content='chunks', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+        );
+        INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('secure-delete', 1);
+        CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+            INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
+        END;
+        CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+            INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
+        END;
+        CREATE TRIGGER chunks_fts_update AFTER UPDATE OF text ON chunks BEGIN
+            INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
+        END;
+
+        CREATE TABLE source_events (
+            id         INTEGER PRIMARY KEY,
+            batch_id   TEXT NOT NULL,
+            entry_id   TEXT NOT NULL,
+            project_id TEXT,
+            scope      TEXT,
+            tool       TEXT,
+            event_at   TEXT,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX source_events_batch ON source_events(batch_id);
+
+        CREATE TABLE site_rules (
+            host       TEXT PRIMARY KEY,
+            mode       TEXT NOT NULL CHECK (mode IN ('off', 'suggest', 'collect')),
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+
+        CREATE TABLE settings (
+            key   TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+
+        -- Forget / erase / other bulk operations, so that undo clears exactly what one op set.
+        CREATE TABLE operations (
+            id         TEXT PRIMARY KEY,
+            kind       TEXT NOT NULL,
+            target     TEXT,
+            detail     TEXT,
+            created_at TEXT NOT NULL,
+            undone_at  TEXT
+        );
+
+        CREATE TABLE messages (
+            id         INTEGER PRIMARY KEY,
+            role       TEXT NOT NULL,
+            content    TEXT NOT NULL,
+            project_id TEXT,
+            created_at TEXT NOT NULL
+        );
+
+        CREATE TABLE approvals (
+            id         INTEGER PRIMARY KEY,
+            tool       TEXT NOT NULL,
+            arguments  TEXT NOT NULL,
+            reason     TEXT NOT NULL,
+            message_id INTEGER REFERENCES messages(id),
+            status     TEXT NOT NULL DEFAULT 'pending'
+                       CHECK (status IN ('pending', 'approved', 'denied', 'failed')),
+            result     TEXT,
+            created_at TEXT NOT NULL,
+            decided_at TEXT
+        );
+
+        CREATE TABLE operator_memory (
+            id                 TEXT PRIMARY KEY,
+            category           TEXT NOT NULL
+                               CHECK (category IN ('preference', 'initiative', 'pinned_context')),
+            content            TEXT NOT NULL,
+            canonical_key      TEXT NOT NULL,
+            salience           INTEGER NOT NULL,
+            revision           INTEGER NOT NULL DEFAULT 1,
+            predecessor        INTEGER,
+            source_ref         TEXT NOT NULL,
+            original_source_ref TEXT NOT NULL,
+            reauthorized_at    TEXT,
+            expires_at         TEXT,
+            last_used_at       TEXT,
+            created_at         TEXT NOT NULL,
+            updated_at         TEXT NOT NULL
+        );
+        CREATE TABLE operator_memory_history (
+            id            INTEGER PRIMARY KEY,
+            memory_id     TEXT NOT NULL,
+            category      TEXT NOT NULL,
+            revision      INTEGER NOT NULL,
+            content       TEXT NOT NULL,
+            source_ref    TEXT NOT NULL,
+            successor_revision INTEGER NOT NULL,
+            superseded_at TEXT NOT NULL
+        );
+        CREATE INDEX operator_memory_history_memory ON operator_memory_history(memory_id);
+
+        CREATE TABLE projects (
+            name       TEXT PRIMARY KEY,
+            path       TEXT,
+            created_at TEXT NOT NULL
+        );
+
+        CREATE TABLE entities (
+            id        INTEGER PRIMARY KEY,
+            name      TEXT NOT NULL UNIQUE,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE entity_aliases (
+            alias     TEXT NOT NULL,
+            entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            PRIMARY KEY (alias, entity_id)
+        );
+        CREATE TABLE entity_links (
+            entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            chunk_id  INTEGER NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+            PRIMARY KEY (entity_id, chunk_id)
+        );
+        CREATE INDEX entity_links_chunk ON entity_links(chunk_id);
+
+        -- What importers and watchers have already seen (idempotent re-import, file offsets).
+        CREATE TABLE ingest_seen (
+            key        TEXT PRIMARY KEY,
+            value      TEXT,
+            updated_at TEXT NOT NULL
+        );
+        """
+    )
+
+
+MIGRATIONS: list[Migration] = [
+    ("0001_initial", _m0001_initial),
+]
