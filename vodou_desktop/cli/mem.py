@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import importlib
+import pkgutil
 import sys
 
 from vodou_desktop.cli.output import fact_line, print_json, progress_to_stderr
@@ -61,6 +63,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     link.add_argument("url")
     link.add_argument("--json", action="store_true")
     link.set_defaults(func=cmd_page_link)
+
+    # More `mem` actions live in their own modules (cli/mem_*.py), each with register_mem(msub).
+    import vodou_desktop.cli as package
+
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if info.name.startswith("mem_"):
+            importlib.import_module(f"vodou_desktop.cli.{info.name}").register_mem(msub)
 
 
 def _open(args: argparse.Namespace, model: bool = True) -> Runtime:
