@@ -154,6 +154,12 @@ def page_has_memory(conn: apsw.Connection, key: str, f: FactFilter) -> bool:
 
 
 @reader
+def facts_in_group(conn: apsw.Connection, group: int, f: FactFilter, limit: int = 200) -> list[Fact]:
+    """Members of one near-duplicate fact group (the memory browser's detail pane)."""
+    return _select(conn, f, "c.fact_group = ? ORDER BY c.id LIMIT ?", [group, limit])
+
+
+@reader
 def count_facts(conn: apsw.Connection, f: FactFilter) -> int:
     where, params = f.where()
     return int(scalar(conn, f"SELECT count(*) {_FROM} WHERE {where}", params))
