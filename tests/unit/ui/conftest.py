@@ -1,0 +1,51 @@
+"""Fixtures for the desktop UI tests: services over a real temp vault, and a small seeded memory."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from vodou_desktop import config
+from vodou_desktop.ingest.remember import Origin, remember, save_document
+from vodou_desktop.runtime import Runtime
+from vodou_desktop.search.service import SearchService
+from vodou_desktop.ui.services import Services
+from vodou_desktop.vault import Vault
+
+SEED = [
+    ("The staging database password rotates every Monday", Origin("note", url="https://wiki.example.com/ops"),
+     {"project": "infra"}),
+    ("Use pnpm, not npm, in the web repository", Origin("cli"), {"project": "web", "kind": "decision"}),
+    ("Prefers dark mode in every editor", Origin("cli"), {"kind": "preference"}),
+    ("Rust borrow checker notes: lifetimes elide in simple cases", Origin("link", url="https://doc.rust-lang.org/book/"),
+     {}),
+    ("The quarterly report is due on the fifth", Origin("import_chatgpt", tier="import"), {}),
+]
+
+
+def seed(vault: Vault) -> dict[str, int]:
+    ids = {}
+    for text, origin, extra in SEED:
+        ids[text] = remember(vault, text, origin, **extra)
+    save_document(vault, "# Rust book\n\nOwnership rules.\n\nBorrowing rules.",
+                  Origin("library", url="https://doc.rust-lang.org/book/", title="The Rust Book"))
+    return ids
+
+
+def make_services(search: SearchService, qtbot, **optional) -> Services:  # type: ignore[no-untyped-def]
+    runtime = Runtime(config.Settings(), search.vault, search.embedder, search.index, search)
+    services = Services.build(runtime, **optional)
+    return services
+
+
+@pytest.fixture
+def seeded(vault: Vault) -> dict[str, int]:
+    return seed(vault)
+
+
+@pytest.fixture
+def services(keyword_search: SearchService, qtbot) -> Iterator[Services]:  # type: ignore[no-untyped-def]
+    svc = make_services(keyword_search, qtbot)
+    yield svc
+    svc.close()

@@ -1,0 +1,97 @@
+"""The memory browser (UI-4) over a real vault: live search, filters, details, models."""
+
+from __future__ import annotations
+
+from pytestqt.modeltest import ModelTester
+
+from vodou_desktop.ingest.remember import Origin, remember
+from vodou_desktop.ui.browser.results_model import ResultsModel
+from vodou_desktop.ui.browser.window import MemoryBrowser
+
+
+def shown_texts(browser: MemoryBrowser) -> list[str]:
+    return [r.fact.text for r in browser.memories.model.results]
+
+
+def test_typing_a_query_shows_results(qtbot, services, seeded):
+    browser = MemoryBrowser(services)
+    qtbot.addWidget(browser)
+    qtbot.waitUntil(lambda: len(shown_texts(browser)) == 5)
+    qtbot.keyClicks(browser.memories.search_box, "pnpm")
+    qtbot.waitUntil(lambda: shown_texts(browser) == ["Use pnpm, not npm, in the web repository"])
+    assert browser.memories.model.index(0, 3).data() not in ("", None)  # a score is shown
+
+
+def test_filters_change_the_results(qtbot, services, seeded):
+    browser = MemoryBrowser(services)
+    qtbot.addWidget(browser)
+    tab = browser.memories
+    qtbot.waitUntil(lambda: len(shown_texts(browser)) == 5)
+    tab.filters.tier.setCurrentText("import")
+    qtbot.waitUntil(lambda: shown_texts(browser) == ["The quarterly report is due on the fifth"])
+    tab.filters.tier.setCurrentText("Any tier")
+    tab.filters.host.setText("rust-lang.org")
+    qtbot.waitUntil(lambda: shown_texts(browser) == ["Rust borrow checker notes: lifetimes elide in simple cases"])
+    tab.filters.host.clear()
+    tab.filters.project.setCurrentText("Global only")
+    qtbot.waitUntil(lambda: len(shown_texts(browser)) == 3)
+    assert all(r.fact.project is None for r in tab.model.results)
+    tab.filters.project.setCurrentText("infra")
+    qtbot.waitUntil(lambda: len(shown_texts(browser)) == 4)  # infra + the global ones, never "web"
+    assert "Use pnpm, not npm, in the web repository" not in shown_texts(browser)
+    tab.filters.project.setCurrentText("All projects")
+    tab.filters.kind.setCurrentText("preference")
+    qtbot.waitUntil(lambda: shown_texts(browser) == ["Prefers dark mode in every editor"])
+
+
+def test_a_bad_site_filter_is_explained_not_raised(qtbot, services, seeded):
+    browser = MemoryBrowser(services)
+    qtbot.addWidget(browser)
+    browser.memories.filters.host.setText("not a host/")
+    assert "not a host" in browser.memories.filters.problem.text()
+    qtbot.waitUntil(lambda: len(shown_texts(browser)) == 5)
+
+
+def test_new_memory_appears_without_a_refresh(qtbot, services, seeded):
+    browser = MemoryBrowser(services)
+    qtbot.addWidget(browser)
+    qtbot.waitUntil(lambda: len(shown_texts(browser)) == 5)
+    remember(services.runtime.vault, "A brand new fact about herons", Origin("cli"))
+    qtbot.waitUntil(lambda: "A brand new fact about herons" in shown_texts(browser))
+
+
+def test_details_show_provenance_and_score_explanation(qtbot, services, seeded):
+    browser = MemoryBrowser(services)
+    qtbot.addWidget(browser)
+    tab = browser.memories
+    qtbot.keyClicks(tab.search_box, "borrow checker")
+    qtbot.waitUntil(lambda: len(shown_texts(browser)) == 1)
+    first = tab.model.index(0, 0)
+    assert tab.model.rowCount(first) > 3  # the factors of the score, expandable
+    factor_names = {tab.model.index(i, 0, first).data() for i in range(tab.model.rowCount(first))}
+    assert {"keyword_bm25", "tier_weight", "final"} <= factor_names
+    tab.view.setCurrentIndex(first)
+    qtbot.waitUntil(lambda: tab.details.details is not None)
+    body = tab.details.body.text()
+    assert 'href="https://doc.rust-lang.org/book/"' in body
+    assert "just now" in body
+
+
+def test_results_model_passes_the_model_tester(qtbot, services, seeded):
+    model = ResultsModel()
+    tester = ModelTester(None)
+    tester.check(model)
+    results = services.runtime.search.search("rules report database", k=10)
+    assert results
+    model.set_results(results)
+    tester.check(model)
+    model.set_results([])
+    tester.check(model)
+
+
+def test_library_lists_each_document_once(qtbot, services, seeded):
+    browser = MemoryBrowser(services)
+    qtbot.addWidget(browser)
+    qtbot.waitUntil(lambda: browser.library.model.rowCount() == 1)
+    assert browser.library.model.index(0, 0).data() == "The Rust Book"
+    ModelTester(None).check(browser.library.model)

@@ -1,0 +1,92 @@
+"""Vault and model work off the GUI thread, Anki-style: small ops with success/failure callbacks.
+
+``Ops.run(work, on_success, on_failure)`` runs ``work()`` in a worker thread and calls the callback
+on the GUI thread with its result. The GUI thread never waits on the vault or the model; views
+refresh from ``VaultEvents.changed`` rather than from each other.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import QObject, Signal
+
+from vodou_desktop.errors import KnownError
+from vodou_desktop.ui.messages import MessageBridge
+from vodou_desktop.vault import Change, Vault
+
+log = logging.getLogger(__name__)
+Success = Callable[[Any], None]
+Failure = Callable[[BaseException], None]
+
+
+class Ops(QObject):
+    """Runs work in a small thread pool; delivers results by a queued signal to the GUI thread."""
+
+    _finished = Signal(object, object, object, object)  # owner, callback, value, is_error
+
+    def __init__(self, messages: MessageBridge, workers: int = 2, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.messages = messages
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="vodou-ui-op")
+        self._finished.connect(self._deliver)
+        self.pending = 0
+
+    def run(self, work: Callable[[], Any], on_success: Success | None = None, *,
+            on_failure: Failure | None = None, owner: QObject | None = None) -> None:
+        """Run ``work`` off the GUI thread; ``on_success(result)`` or ``on_failure(exc)`` back on it.
+
+        A ``KnownError`` with no ``on_failure`` goes to the message bridge (the person sees it); any
+        other exception is our bug and is logged with its traceback and shown as such.
+        """
+        self.pending += 1
+
+        def job() -> None:
+            try:
+                value = work()
+            except BaseException as exc:  # delivered to the GUI thread, never swallowed
+                self._finished.emit(owner, on_failure or self._report, exc, True)
+                return
+            self._finished.emit(owner, on_success, value, False)
+
+        self._pool.submit(job)
+
+    def _deliver(self, owner: QObject | None, callback: Callable[[Any], None] | None, value: Any,
+                 is_error: bool) -> None:
+        self.pending -= 1
+        if owner is not None and not shiboken6.isValid(owner):
+            return  # the widget that asked is gone
+        if callback is not None:
+            callback(value)
+
+    def _report(self, exc: BaseException) -> None:
+        if isinstance(exc, KnownError):
+            self.messages.error(str(exc))
+            return
+        log.error("background work failed", exc_info=exc)
+        self.messages.error(f"Something went wrong (a bug in Vodou): {type(exc).__name__}: {exc}")
+
+    def shutdown(self) -> None:
+        """Wait for running ops (at quit, after the event loop stopped)."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class VaultEvents(QObject):
+    """The vault's change events, re-emitted on the GUI thread (the vault emits on its writer)."""
+
+    changed = Signal(object)  # Change
+
+    def __init__(self, vault: Vault, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._unsubscribe = vault.subscribe(self._from_writer)
+
+    def _from_writer(self, change: Change) -> None:
+        if shiboken6.isValid(self):
+            self.changed.emit(change)  # queued: this object lives in the GUI thread
+
+    def close(self) -> None:
+        self._unsubscribe()
