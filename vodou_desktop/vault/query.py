@@ -251,3 +251,45 @@ def existing_chunk_ids(conn: apsw.Connection, ids: Sequence[int]) -> set[int]:
         sql = f"SELECT id FROM chunks WHERE id IN ({','.join('?' * len(part))})"
         out.update(int(r[0]) for r in conn.execute(sql, part))
     return out
+
+
+# -- ingest and audit readers (fact groups, entities, doctor) -----------------------------------
+
+@reader
+def facts_after(conn: apsw.Connection, after_id: int, f: FactFilter, limit: int = 1000) -> list[Fact]:
+    """Facts with id above ``after_id`` in id order (keyset paging for full scans)."""
+    where, params = f.where()
+    sql = f"SELECT {FACT_COLUMNS} {_FROM} WHERE {where} AND c.id > ? ORDER BY c.id LIMIT ?"
+    return [fact_from_row(row) for row in conn.execute(sql, [*params, after_id, limit])]
+
+
+@reader
+def facts_for_entity(conn: apsw.Connection, entity_id: int, f: FactFilter, limit: int = 200) -> list[Fact]:
+    """Facts linked to one entity, newest first."""
+    where, params = f.where()
+    sql = (f"SELECT {FACT_COLUMNS} {_FROM} JOIN entity_links l ON l.chunk_id = c.id"
+           f" WHERE {where} AND l.entity_id = ? ORDER BY c.id DESC LIMIT ?")
+    return [fact_from_row(row) for row in conn.execute(sql, [*params, entity_id, limit])]
+
+
+@reader
+def mixed_batch_tags(conn: apsw.Connection, limit: int = 1000) -> list[tuple[int, str, int]]:
+    """Seed 004 audit: facts tagged with a project whose batch inputs disagree (a pass is no rows).
+
+    Also catches a unanimous batch whose facts carry a different project than its inputs.
+    """
+    where, params = FactFilter(project=ALL_PROJECTS, include_forgotten=True, include_superseded=True).where()
+    sql = (
+        "SELECT c.id, c.project_id, COUNT(DISTINCT COALESCE(e.project_id, '')) AS n"
+        f" {_FROM} JOIN source_events e ON e.batch_id = s.batch_id"
+        f" WHERE {where} AND c.project_id IS NOT NULL GROUP BY c.id, c.project_id"
+        " HAVING n > 1 OR MAX(COALESCE(e.project_id, '')) <> c.project_id ORDER BY c.id LIMIT ?"
+    )
+    return [(int(r[0]), str(r[1]), int(r[2])) for r in conn.execute(sql, [*params, limit])]
+
+
+def unembedded_before(conn: apsw.Connection, cutoff: str, limit: int = 100) -> tuple[int, list[int]]:
+    """Chunks still without an embedding that were written before ``cutoff``: (count, first ids)."""
+    count = int(scalar(conn, "SELECT count(*) FROM chunks WHERE embedding IS NULL AND created_at < ?", (cutoff,)))
+    sql = "SELECT id FROM chunks WHERE embedding IS NULL AND created_at < ? ORDER BY id LIMIT ?"
+    return count, [int(r[0]) for r in conn.execute(sql, (cutoff, limit))]
