@@ -136,3 +136,28 @@ def _has_port(netloc: str) -> bool:
 def host_covers(rule_host: str, host: str) -> bool:
     """True when ``rule_host`` is ``host`` or a parent domain of it (label boundary only)."""
     return host == rule_host or host.endswith("." + rule_host)
+
+
+_SCHEME_PREFIX = re.compile(r"^([a-z][a-z0-9+.-]*):(?!\d)", re.IGNORECASE)
+
+
+def site_host(url_or_host: str) -> str:
+    """The host of a web URL or of a bare host name (``example.com``, ``localhost:8080``).
+
+    Anything with a scheme is parsed as a URL, so ``javascript:…``, ``data:…`` and ``file:///…``
+    are refused as non-web URLs instead of being mistaken for a host.
+    """
+    if not isinstance(url_or_host, str):
+        raise InvalidInput("host must be a string")
+    text = url_or_host.strip()
+    if "://" in text or (_SCHEME_PREFIX.match(text) and not _is_ipv6(text)):
+        return host_of(text)
+    return normalize_host(text)
+
+
+def _is_ipv6(text: str) -> bool:
+    try:
+        ipaddress.IPv6Address(text)
+    except ValueError:
+        return False
+    return True
