@@ -1,0 +1,152 @@
+"""Forget, undo, erase (GOV-6..8) and the 8-second confirm (GOV-7).
+
+Forget is soft and undoable: it stamps ``invalid_at`` with an operation id on every visible fact
+whose source host or page host is the host or a subdomain. Library documents from the host are
+counted and reported, never removed (a saved article was a deliberate choice). Erase is hard and
+irreversible: rows, their lineage, FTS entries, freed pages and the WAL.
+
+The confirm rule is here, not in a UI: ``plan`` is the dry run and returns a token; ``confirm``
+with that token within ``confirm_window`` seconds runs the forget. The tray and the extension both
+call these, so "two clicks within 8 seconds" means the same thing everywhere.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from vodou_desktop.errors import Conflict, InvalidInput, NotFound
+from vodou_desktop.pages import site_host
+from vodou_desktop.vault import Change, Vault
+from vodou_desktop.vault import retraction as r
+
+CONFIRM_WINDOW_S = 8.0
+
+
+@dataclass
+class _Pending:
+    host: str
+    issued_at: float
+    used: bool = False
+
+
+class Forgetting:
+    """The retraction service. One instance per running app, so tokens are shared by UI and bridge."""
+
+    def __init__(self, vault: Vault, clock: Callable[[], float] = time.monotonic,
+                 confirm_window: float = CONFIRM_WINDOW_S) -> None:
+        self.vault = vault
+        self.clock = clock
+        self.confirm_window = confirm_window
+        self._pending: dict[str, _Pending] = {}
+        self._lock = threading.Lock()
+
+    # -- the two-step forget --------------------------------------------------------------
+    def plan(self, host: str) -> dict[str, Any]:
+        """Dry run: what forgetting ``host`` would hide, and a token to confirm it. Changes nothing."""
+        counts = self._counts(site_host(host))
+        token = secrets.token_urlsafe(16)
+        with self._lock:
+            self._drop_stale()
+            self._pending[token] = _Pending(counts["host"], self.clock())
+        return {**counts, "token": token, "expires_in": self.confirm_window}
+
+    def confirm(self, token: str) -> dict[str, Any]:
+        """Run the forget planned under ``token``. Unknown, reused or expired tokens change nothing."""
+        with self._lock:
+            pending = self._pending.get(token) if isinstance(token, str) else None
+            if pending is None:
+                raise InvalidInput("unknown confirm token: run the dry run again")
+            if pending.used:
+                raise Conflict("this confirm token was already used: nothing was changed")
+            age = self.clock() - pending.issued_at
+            if age > self.confirm_window:
+                del self._pending[token]
+                raise Conflict(f"the confirm expired ({age:.1f} s > {self.confirm_window:g} s): nothing was changed;"
+                               " run the dry run again")
+            pending.used = True
+        return self.forget_host(pending.host)
+
+    def _drop_stale(self) -> None:
+        now = self.clock()
+        stale = [t for t, p in self._pending.items() if now - p.issued_at > self.confirm_window * 4]
+        for t in stale:
+            del self._pending[t]
+
+    # -- direct forget (the CLI) ------------------------------------------------------------
+    def forget_host(self, host: str, dry_run: bool = False) -> dict[str, Any]:
+        """Hide every visible fact of ``host`` and its subdomains; with ``dry_run`` only count."""
+        host = site_host(host)
+        if dry_run:
+            return {**self._counts(host), "dry_run": True}
+
+        def job(conn, change: Change) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+            ids = r.visible_host_fact_ids(conn, host)
+            docs = r.live_document_count(conn, host)
+            op = r.record_operation(conn, change, r.FORGET_KIND, host, {"facts": len(ids), "documents": docs})
+            hidden = r.stamp_invalid(conn, change, ids, op)
+            return {"op": op, "host": host, "dry_run": False, "facts": hidden, "documents": docs,
+                    "facts_hidden": hidden, "documents_kept": docs}
+
+        return dict(self.vault.write(job))
+
+    def _counts(self, host: str) -> dict[str, Any]:
+        facts, docs = self.vault.read(lambda c: (len(r.visible_host_fact_ids(c, host)),
+                                                 r.live_document_count(c, host)))
+        return {"host": host, "facts": facts, "documents": docs}
+
+    def undo(self, op: str) -> dict[str, Any]:
+        """Clear exactly the stamps ``op`` set. A fact that another active forget also covers is
+        hidden again under that operation, so undo never resurrects what something else hid."""
+
+        def job(conn, change: Change) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+            record = r.get_operation(conn, op)
+            if record is None or record["kind"] != r.FORGET_KIND:
+                raise NotFound(f"no forget operation {op!r}")
+            if record["undone_at"]:
+                raise Conflict(f"operation {op} was already undone at {record['undone_at']}")
+            restored = r.clear_stamps(conn, change, op)
+            still_hidden = 0
+            for other, other_host in r.active_forget_operations(conn, op):
+                covered = set(r.visible_host_fact_ids(conn, other_host)) & set(restored)
+                still_hidden += r.stamp_invalid(conn, change, sorted(covered), other)
+            r.reelect_canonicals(conn, change, r.group_ids(conn, restored))
+            return {"op": op, "host": record["target"], "facts_restored": len(restored) - still_hidden,
+                    "facts_still_hidden": still_hidden}
+
+        return dict(self.vault.write(job))
+
+    # -- erase ------------------------------------------------------------------------------
+    def erase_fact(self, fact_id: int) -> dict[str, Any]:
+        """Hard delete a fact with its whole revision lineage; then the WAL is truncated."""
+
+        def job(conn, change: Change) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+            if not r.existing_fact_ids(conn, [int(fact_id)]):
+                raise NotFound(f"no memory with id {fact_id}")
+            ids = sorted(r.lineage(conn, [int(fact_id)]))
+            deleted = r.delete_facts(conn, change, ids)
+            op = r.record_operation(conn, change, "erase_fact", str(fact_id), {"facts": deleted})
+            return {"op": op, "id": int(fact_id), "facts_erased": deleted}
+
+        result = dict(self.vault.write(job))
+        self.vault.checkpoint()
+        return result
+
+    def erase_host(self, host: str) -> dict[str, Any]:
+        """Hard delete every fact of ``host`` (and subdomains) with lineage; documents are kept."""
+        host = site_host(host)
+
+        def job(conn, change: Change) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+            ids = sorted(r.lineage(conn, r.all_host_fact_ids(conn, host)))
+            deleted = r.delete_facts(conn, change, ids)
+            docs = r.live_document_count(conn, host)
+            op = r.record_operation(conn, change, "erase_host", host, {"facts": deleted, "documents": docs})
+            return {"op": op, "host": host, "facts_erased": deleted, "documents_kept": docs}
+
+        result = dict(self.vault.write(job))
+        self.vault.checkpoint()
+        return result

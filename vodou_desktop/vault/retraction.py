@@ -1,0 +1,199 @@
+"""SQL for retraction (GOV-6..8): forget a host (soft, undoable), undo, erase (hard).
+
+Forget stamps ``invalid_at`` and ``invalidated_by = <operation id>`` only on facts that are still
+visible, so an undo that clears its own operation's stamps can never resurrect a fact hidden by
+anything else. The ``operations`` table records each run. Erase deletes rows; the FTS triggers
+with ``secure-delete`` remove the text from the index, ``secure_delete`` zeroes freed pages, and
+the caller checkpoints the WAL.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import apsw
+
+from vodou_desktop.vault.clock import now_iso
+from vodou_desktop.vault.connection import scalar
+from vodou_desktop.vault.writer import Change
+
+TIER_RANK = "CASE s.tier WHEN 'pinned' THEN 0 WHEN 'first_party' THEN 1 WHEN 'capture' THEN 2 ELSE 3 END"
+FORGET_KIND = "forget_host"
+
+
+def _like(host: str) -> str:
+    return "%." + host.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _host_clause(alias: str = "c") -> str:
+    return (f"({alias}.page_host = :host OR {alias}.page_host LIKE :like ESCAPE '\\'"
+            f" OR {alias}.source_id IN (SELECT id FROM memory_sources WHERE source_host = :host"
+            " OR source_host LIKE :like ESCAPE '\\'))")
+
+
+def visible_host_fact_ids(conn: apsw.Connection, host: str) -> list[int]:
+    """Visible facts (not document chunks) whose source host or page host is ``host`` or below."""
+    sql = (f"SELECT c.id FROM chunks c WHERE c.document_id IS NULL AND c.invalid_at IS NULL"
+           f" AND {_host_clause()} ORDER BY c.id")
+    return [int(r[0]) for r in conn.execute(sql, {"host": host, "like": _like(host)})]
+
+
+def all_host_fact_ids(conn: apsw.Connection, host: str) -> list[int]:
+    """Every fact of ``host``, hidden or not (for erase)."""
+    sql = f"SELECT c.id FROM chunks c WHERE c.document_id IS NULL AND {_host_clause()} ORDER BY c.id"
+    return [int(r[0]) for r in conn.execute(sql, {"host": host, "like": _like(host)})]
+
+
+def live_document_count(conn: apsw.Connection, host: str) -> int:
+    sql = ("SELECT count(*) FROM documents d WHERE d.invalid_at IS NULL AND (d.page_host = :host"
+           " OR d.page_host LIKE :like ESCAPE '\\' OR d.source_id IN (SELECT id FROM memory_sources"
+           " WHERE source_host = :host OR source_host LIKE :like ESCAPE '\\'))")
+    return int(scalar(conn, sql, {"host": host, "like": _like(host)}))
+
+
+def record_operation(conn: apsw.Connection, change: Change, kind: str, target: str, detail: dict[str, Any]) -> str:
+    op = f"op-{uuid.uuid4().hex[:12]}"
+    conn.execute("INSERT INTO operations(id, kind, target, detail, created_at) VALUES (?, ?, ?, ?, ?)",
+                 (op, kind, target, json.dumps(detail, sort_keys=True), now_iso()))
+    change.touch("operations")
+    return op
+
+
+def get_operation(conn: apsw.Connection, op: str) -> dict[str, Any] | None:
+    row = conn.execute("SELECT id, kind, target, detail, created_at, undone_at FROM operations WHERE id = ?",
+                       (op,)).fetchone()
+    if row is None:
+        return None
+    return {"id": row[0], "kind": row[1], "target": row[2], "detail": json.loads(row[3] or "{}"),
+            "created_at": row[4], "undone_at": row[5]}
+
+
+def _touch_chunks(conn: apsw.Connection, change: Change, ids: Sequence[int]) -> None:
+    keys: list[str] = []
+    hosts: list[str] = []
+    for part in _batches(ids):
+        marks = ",".join("?" * len(part))
+        for key, host in conn.execute(f"SELECT page_key, page_host FROM chunks WHERE id IN ({marks})", part):
+            keys.append(key)
+            hosts.append(host)
+    change.touch("chunks", chunk_ids=ids, page_keys=keys, hosts=hosts)
+
+
+def _batches(ids: Sequence[int], size: int = 900) -> Iterable[list[int]]:
+    ids = list(ids)
+    for start in range(0, len(ids), size):
+        yield ids[start : start + size]
+
+
+def stamp_invalid(conn: apsw.Connection, change: Change, ids: Sequence[int], op: str) -> int:
+    """Hide ``ids`` that are still visible, marking them with ``op``. Returns how many were hidden."""
+    when = now_iso()
+    hidden = 0
+    for part in _batches(ids):
+        marks = ",".join("?" * len(part))
+        conn.execute(f"UPDATE chunks SET invalid_at = ?, invalidated_by = ? WHERE invalid_at IS NULL"
+                     f" AND id IN ({marks})", [when, op, *part])
+        hidden += conn.changes()
+    _touch_chunks(conn, change, ids)
+    reelect_canonicals(conn, change, group_ids(conn, ids))
+    return hidden
+
+
+def clear_stamps(conn: apsw.Connection, change: Change, op: str) -> list[int]:
+    """Clear exactly the stamps ``op`` set; returns the ids made visible again."""
+    ids = [int(r[0]) for r in conn.execute("SELECT id FROM chunks WHERE invalidated_by = ?", (op,))]
+    conn.execute("UPDATE chunks SET invalid_at = NULL, invalidated_by = NULL WHERE invalidated_by = ?", (op,))
+    conn.execute("UPDATE operations SET undone_at = ? WHERE id = ?", (now_iso(), op))
+    _touch_chunks(conn, change, ids)
+    change.touch("operations")
+    return ids
+
+
+def active_forget_operations(conn: apsw.Connection, except_op: str) -> list[tuple[str, str]]:
+    rows = conn.execute("SELECT id, target FROM operations WHERE kind = ? AND undone_at IS NULL AND id != ?"
+                        " ORDER BY created_at", (FORGET_KIND, except_op))
+    return [(str(r[0]), str(r[1])) for r in rows]
+
+
+def group_ids(conn: apsw.Connection, ids: Sequence[int]) -> set[int]:
+    groups: set[int] = set()
+    for part in _batches(ids):
+        marks = ",".join("?" * len(part))
+        rows = conn.execute(f"SELECT DISTINCT fact_group FROM chunks WHERE fact_group IS NOT NULL"
+                            f" AND id IN ({marks})", part)
+        groups.update(int(r[0]) for r in rows)
+    return groups
+
+
+def reelect_canonicals(conn: apsw.Connection, change: Change, groups: Iterable[int]) -> None:
+    """Each group's canonical is its best visible member: tier (pinned > first_party > capture >
+    import), then the earliest created, then the longest text. A group with no visible member keeps
+    its flags (nothing of it is shown)."""
+    for group in groups:
+        row = conn.execute(
+            f"SELECT c.id FROM chunks c JOIN memory_sources s ON s.id = c.source_id WHERE c.fact_group = ?"
+            f" AND c.invalid_at IS NULL AND c.superseded_by IS NULL AND c.document_id IS NULL"
+            f" ORDER BY {TIER_RANK}, c.created_at, length(c.text) DESC, c.id LIMIT 1", (group,)).fetchone()
+        if row is None:
+            continue
+        conn.execute("UPDATE chunks SET is_canonical = (id = ?) WHERE fact_group = ?", (int(row[0]), group))
+        change.touch("chunks", chunk_ids=[int(row[0])])
+
+
+def lineage(conn: apsw.Connection, seeds: Iterable[int]) -> set[int]:
+    """The seeds with every predecessor and successor, transitively (revision chains)."""
+    found: set[int] = set()
+    frontier = set(seeds)
+    while frontier:
+        found |= frontier
+        nxt: set[int] = set()
+        for part in _batches(sorted(frontier)):
+            marks = ",".join("?" * len(part))
+            sql = (f"SELECT predecessor_id, superseded_by FROM chunks WHERE id IN ({marks})"
+                   f" UNION SELECT id, NULL FROM chunks"
+                   f" WHERE predecessor_id IN ({marks}) OR superseded_by IN ({marks})")
+            for a, b in conn.execute(sql, part * 3):
+                nxt.update(x for x in (a, b) if x is not None)
+        frontier = {int(x) for x in nxt} - found
+    return found
+
+
+def existing_fact_ids(conn: apsw.Connection, ids: Iterable[int]) -> list[int]:
+    out: list[int] = []
+    for part in _batches(sorted(ids)):
+        marks = ",".join("?" * len(part))
+        out += [int(r[0]) for r in conn.execute(
+            f"SELECT id FROM chunks WHERE document_id IS NULL AND id IN ({marks})", part)]
+    return out
+
+
+def delete_facts(conn: apsw.Connection, change: Change, ids: Sequence[int]) -> int:
+    """Hard delete: entity links, the chunks (FTS rows go with them through the triggers), then any
+    source left with neither chunks nor documents (its title and URL could carry the text)."""
+    conn.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed, not left with the text
+    _touch_chunks(conn, change, ids)
+    groups = group_ids(conn, ids)
+    sources: set[int] = set()
+    for part in _batches(ids):
+        marks = ",".join("?" * len(part))
+        sources.update(int(r[0]) for r in conn.execute(f"SELECT source_id FROM chunks WHERE id IN ({marks})", part))
+        conn.execute(f"DELETE FROM entity_links WHERE chunk_id IN ({marks})", part)
+        conn.execute(f"UPDATE chunks SET predecessor_id = NULL WHERE predecessor_id IN ({marks})", part)
+        conn.execute(f"UPDATE chunks SET superseded_by = NULL WHERE superseded_by IN ({marks})", part)
+    deleted = 0
+    for part in _batches(ids):
+        marks = ",".join("?" * len(part))
+        conn.execute(f"DELETE FROM chunks WHERE id IN ({marks})", part)
+        deleted += conn.changes()
+    for part in _batches(sorted(sources)):
+        marks = ",".join("?" * len(part))
+        conn.execute(f"DELETE FROM memory_sources WHERE id IN ({marks})"
+                     " AND NOT EXISTS (SELECT 1 FROM chunks x WHERE x.source_id = memory_sources.id)"
+                     " AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.source_id = memory_sources.id)",
+                     part)
+    reelect_canonicals(conn, change, groups)
+    change.touch("memory_sources")
+    return deleted
