@@ -1,0 +1,68 @@
+"""``vodou mem forget`` (soft, undoable) and ``vodou mem erase`` (hard, irreversible)."""
+
+from __future__ import annotations
+
+import argparse
+
+from vodou_desktop.cli.output import print_json
+from vodou_desktop.errors import InvalidInput
+from vodou_desktop.governance.forget import Forgetting
+from vodou_desktop.runtime import Runtime
+
+
+def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    forget = msub.add_parser("forget", help="hide every memory from a site (undoable)")
+    target = forget.add_mutually_exclusive_group(required=True)
+    target.add_argument("--host", help="site to forget, with its subdomains")
+    target.add_argument("--undo", metavar="OP", help="undo a forget by its operation id")
+    forget.add_argument("--dry-run", action="store_true", help="only count what would be hidden")
+    forget.add_argument("--json", action="store_true")
+    forget.set_defaults(func=cmd_forget)
+
+    erase = msub.add_parser("erase", help="delete memories for good: text, index and journal")
+    target = erase.add_mutually_exclusive_group(required=True)
+    target.add_argument("--id", type=int, help="a memory and its revisions")
+    target.add_argument("--host", help="every memory from a site and its subdomains")
+    erase.add_argument("--yes", action="store_true", help="confirm: erase cannot be undone")
+    erase.add_argument("--json", action="store_true")
+    erase.set_defaults(func=cmd_erase)
+
+
+def _open(args: argparse.Namespace) -> Runtime:
+    return Runtime.open(args.vault, embedder="none")
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    if args.undo and args.dry_run:
+        raise InvalidInput("--dry-run goes with --host, not with --undo")
+    with _open(args) as rt:
+        forgetting = Forgetting(rt.vault)
+        result = forgetting.undo(args.undo) if args.undo else forgetting.forget_host(args.host, args.dry_run)
+    if args.json:
+        print_json(result)
+    elif args.undo:
+        print(f"undone {result['op']}: {result['facts_restored']} memories from {result['host']} visible again"
+              + (f", {result['facts_still_hidden']} still hidden by another forget"
+                 if result["facts_still_hidden"] else ""))
+    elif args.dry_run:
+        print(f"would forget {result['facts']} memories from {result['host']};"
+              f" {result['documents']} library documents would be kept")
+    else:
+        print(f"forgot {result['facts_hidden']} memories from {result['host']}"
+              f" ({result['documents_kept']} library documents kept). Undo: vodou mem forget --undo {result['op']}")
+    return 0
+
+
+def cmd_erase(args: argparse.Namespace) -> int:
+    if not args.yes:
+        raise InvalidInput("erase cannot be undone: add --yes to confirm (or use `vodou mem forget`, which can)")
+    with _open(args) as rt:
+        forgetting = Forgetting(rt.vault)
+        result = forgetting.erase_fact(args.id) if args.id is not None else forgetting.erase_host(args.host)
+    if args.json:
+        print_json(result)
+    else:
+        what = f"#{result['id']}" if "id" in result else result["host"]
+        kept = f"; {result['documents_kept']} library documents kept" if "documents_kept" in result else ""
+        print(f"erased {result['facts_erased']} memories ({what}){kept}")
+    return 0
