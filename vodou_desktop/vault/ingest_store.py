@@ -1,0 +1,98 @@
+"""SQL for ingest bookkeeping: the capture buffer, batch inputs (``source_events``) and what
+importers and watchers have already seen (``ingest_seen``).
+
+The capture buffer lives in ``ingest_seen`` under ``buffer:<entry id>`` keys so that a terminal
+hook, the watcher and ``vodou capture flush`` (separate processes) share one queue. A flush reads
+and deletes its entries inside the same write transaction that stores the facts, so an entry is
+turned into facts exactly once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import apsw
+
+from vodou_desktop.vault.clock import now_iso
+from vodou_desktop.vault.writer import Change
+
+BUFFER_PREFIX = "buffer:"
+
+
+def seen_value(conn: apsw.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM ingest_seen WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def seen_keys(conn: apsw.Connection, keys: Iterable[str]) -> set[str]:
+    """The subset of ``keys`` already recorded."""
+    found: set[str] = set()
+    keys = list(keys)
+    for start in range(0, len(keys), 900):
+        part = keys[start : start + 900]
+        sql = f"SELECT key FROM ingest_seen WHERE key IN ({','.join('?' * len(part))})"
+        found.update(str(r[0]) for r in conn.execute(sql, part))
+    return found
+
+
+def mark_seen(conn: apsw.Connection, change: Change, key: str, value: str | None = None) -> None:
+    conn.execute(
+        "INSERT INTO ingest_seen(key, value, updated_at) VALUES (?, ?, ?)"
+        " ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+        (key, value, now_iso()),
+    )
+    change.touch("ingest_seen")
+
+
+def forget_seen(conn: apsw.Connection, change: Change, key: str) -> None:
+    conn.execute("DELETE FROM ingest_seen WHERE key = ?", (key,))
+    change.touch("ingest_seen")
+
+
+def buffer_entry(conn: apsw.Connection, change: Change, entry_id: str, entry: Mapping[str, Any]) -> None:
+    mark_seen(conn, change, BUFFER_PREFIX + entry_id, json.dumps(dict(entry), sort_keys=True))
+    change.touch("capture_buffer")
+
+
+def buffered_entries(conn: apsw.Connection, limit: int = 10_000) -> list[tuple[str, dict[str, Any]]]:
+    """Pending buffer entries as (entry id, fields), oldest event first."""
+    rows = conn.execute(
+        "SELECT key, value FROM ingest_seen WHERE key >= ? AND key < ? LIMIT ?",
+        (BUFFER_PREFIX, BUFFER_PREFIX[:-1] + ";", limit),
+    )
+    out = [(str(k)[len(BUFFER_PREFIX):], json.loads(v)) for k, v in rows]
+    out.sort(key=lambda item: (item[1].get("event_at") or "", item[0]))
+    return out
+
+
+def drop_buffered(conn: apsw.Connection, change: Change, entry_ids: Iterable[str]) -> None:
+    for entry_id in entry_ids:
+        conn.execute("DELETE FROM ingest_seen WHERE key = ?", (BUFFER_PREFIX + entry_id,))
+    change.touch("capture_buffer")
+
+
+def record_events(conn: apsw.Connection, change: Change, batch_id: str,
+                  entries: Iterable[Mapping[str, Any]]) -> int:
+    """Write one ``source_events`` row per input of a batch (VAULT-5); returns how many."""
+    created = now_iso()
+    n = 0
+    for e in entries:
+        conn.execute(
+            "INSERT INTO source_events(batch_id, entry_id, project_id, scope, tool, event_at, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (batch_id, str(e["entry_id"]), e.get("project"), e.get("scope"), e.get("tool"),
+             e.get("event_at"), created),
+        )
+        n += 1
+    change.touch("source_events")
+    return n
+
+
+def events_for_batch(conn: apsw.Connection, batch_id: str) -> list[dict[str, Any]]:
+    rows = conn.execute(
+        "SELECT entry_id, project_id, scope, tool, event_at FROM source_events WHERE batch_id = ? ORDER BY id",
+        (batch_id,),
+    )
+    return [{"entry_id": r[0], "project": r[1], "scope": r[2], "tool": r[3], "event_at": r[4]} for r in rows]
