@@ -1,0 +1,159 @@
+"""``vodou opm``: the person's operator memory — list, add, correct, reauthorize, forget, export."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Iterator
+
+from vodou_desktop.cli.output import print_json
+from vodou_desktop.errors import InvalidInput
+from vodou_desktop.governance.opm import CATEGORIES, OperatorMemory, Outcome, OwnedMemory
+from vodou_desktop.runtime import Runtime
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    opm = sub.add_parser("opm", help="operator memory: standing preferences, initiative, pinned context")
+    osub = opm.add_subparsers(dest="opm_command", metavar="ACTION", required=True)
+
+    lst = osub.add_parser("list", help="list every operator memory, expired ones too, with its status")
+    lst.add_argument("--all", action="store_true", help="also show superseded revisions")
+    lst.add_argument("--json", action="store_true")
+    lst.set_defaults(func=cmd_list)
+
+    add = osub.add_parser("add", help="add a memory (unchanged content already stored is reauthorized)")
+    add.add_argument("category", help=", ".join(CATEGORIES))
+    add.add_argument("text")
+    add.add_argument("--source", help="where this came from (default: operator)")
+    add.add_argument("--json", action="store_true")
+    add.set_defaults(func=cmd_add)
+
+    correct = osub.add_parser("correct", help="replace a memory's text as a new revision (same id)")
+    correct.add_argument("id")
+    correct.add_argument("text")
+    correct.add_argument("--source", help="where the correction came from (default: operator)")
+    correct.add_argument("--json", action="store_true")
+    correct.set_defaults(func=cmd_correct)
+
+    reauth = osub.add_parser("reauth", help="confirm a memory unchanged: renews its expiry")
+    reauth.add_argument("id")
+    reauth.add_argument("--source", help="where the confirmation came from (default: operator)")
+    reauth.add_argument("--json", action="store_true")
+    reauth.set_defaults(func=cmd_reauth)
+
+    forget = osub.add_parser("forget", help="delete a memory and every revision of it")
+    forget.add_argument("id")
+    forget.add_argument("--json", action="store_true")
+    forget.set_defaults(func=cmd_forget)
+
+    forget_all = osub.add_parser("forget-all", help="delete every operator memory and its history")
+    forget_all.add_argument("--yes", action="store_true", help="confirm")
+    forget_all.add_argument("--json", action="store_true")
+    forget_all.set_defaults(func=cmd_forget_all)
+
+    export = osub.add_parser("export", help="write current and superseded memory as JSON")
+    export.add_argument("file", nargs="?", help="output file (default: standard output)")
+    export.set_defaults(func=cmd_export)
+
+
+@contextlib.contextmanager
+def _service(args: argparse.Namespace) -> Iterator[OperatorMemory]:
+    # The Runtime opens the vault the way every command does (default folder, settings); no model.
+    with Runtime.open(args.vault, embedder="none") as rt:
+        yield OperatorMemory(rt.vault)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    with _service(args) as opm:
+        owned = opm.list_memories(include_history=args.all)
+    if args.json:
+        print_json([m.as_json(with_history=args.all) for m in owned])
+        return 0
+    if not owned:
+        print("no operator memory")
+    for m in owned:
+        print(_line(m))
+        for h in m.history:
+            print(f"    r{h.revision} superseded {h.superseded_at} by r{h.successor_revision}: "
+                  f"{h.content}  (source {h.source_ref})")
+    return 0
+
+
+def _line(m: OwnedMemory) -> str:
+    r = m.memory
+    expiry = f"expires {r.expires_at}" if m.status == "active" else f"EXPIRED {r.expires_at}"
+    source = f"source {r.source_ref}" + (f", first {r.original_source_ref}" if r.original_source_ref != r.source_ref
+                                         else "")
+    return f"{r.id}  {r.category}  r{r.revision}  {m.status}  {r.content}  ({source}; {expiry})"
+
+
+def _report(outcome: Outcome, as_json: bool) -> int:
+    if as_json:
+        print_json({"action": outcome.action, "memory": outcome.memory.as_json()})
+    else:
+        r = outcome.memory
+        print(f"{outcome.action} {r.id} ({r.category}, revision {r.revision}, expires {r.expires_at})")
+    return 0
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    with _service(args) as opm:
+        return _report(opm.add(args.category, args.text, args.source), args.json)
+
+
+def cmd_correct(args: argparse.Namespace) -> int:
+    with _service(args) as opm:
+        return _report(opm.correct(args.id, args.text, args.source), args.json)
+
+
+def cmd_reauth(args: argparse.Namespace) -> int:
+    with _service(args) as opm:
+        return _report(Outcome("reauthorized", opm.reauthorize(args.id, args.source)), args.json)
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    with _service(args) as opm:
+        result = opm.forget(args.id)
+    if args.json:
+        print_json(result)
+    else:
+        print(f"forgot {result['id']} and {result['history']} earlier revision(s)")
+    return 0
+
+
+def cmd_forget_all(args: argparse.Namespace) -> int:
+    if not args.yes:
+        raise InvalidInput("forget-all deletes every operator memory and its history; add --yes to confirm")
+    with _service(args) as opm:
+        result = opm.forget_all()
+    if args.json:
+        print_json(result)
+    else:
+        print(f"forgot {result['current']} operator memories and {result['history']} earlier revision(s)")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    with _service(args) as opm:
+        snapshot = opm.export()
+    text = json.dumps(snapshot, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+    if not args.file or args.file == "-":
+        sys.stdout.write(text)
+        return 0
+    _write_private(args.file, text)
+    print(f"exported {len(snapshot['memories'])} memories and {len(snapshot['history'])} earlier revision(s) "
+          f"to {args.file}")
+    return 0
+
+
+def _write_private(path: str, text: str) -> None:
+    """Owner-only permissions: the export holds the person's memory."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise InvalidInput(f"cannot write {path}: {exc.strerror}") from exc

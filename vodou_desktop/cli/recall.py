@@ -1,0 +1,46 @@
+"""``vodou recall``: print the bounded block a model would receive (operator memory + facts)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from vodou_desktop.cli.output import print_json, progress_to_stderr
+from vodou_desktop.governance.opm import OperatorMemory
+from vodou_desktop.governance.recall import build_recall_block
+from vodou_desktop.runtime import Runtime
+from vodou_desktop.search.backfill import backfill
+from vodou_desktop.search.embedder import EmbedderState
+
+MODEL_WAIT_S = 120
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    recall = sub.add_parser("recall", help="print the bounded memory block a model would receive")
+    recall.add_argument("-q", "--query", help="also include facts relevant to this text")
+    recall.add_argument("--project", help="project context: its facts and global ones (default: global only)")
+    recall.add_argument("--json", action="store_true")
+    recall.set_defaults(func=cmd_recall)
+
+
+def cmd_recall(args: argparse.Namespace) -> int:
+    wants_facts = bool(args.query and args.query.strip())
+    with Runtime.open(args.vault, embedder=None if wants_facts else "none") as rt:
+        if wants_facts:
+            _ensure_embedded(rt)
+        block = build_recall_block(OperatorMemory(rt.vault), rt.search, args.query, args.project)
+    if args.json:
+        print_json(block.as_json())
+    else:
+        print(block.text)
+    return 0
+
+
+def _ensure_embedded(rt: Runtime) -> None:
+    """Meaning search when the model loads; keyword search otherwise, said on stderr."""
+    state = rt.embedder.wait(MODEL_WAIT_S)
+    if state is EmbedderState.FAILED:
+        print(f"vodou: note: embedding model unavailable, keyword search only ({rt.embedder.error})",
+              file=sys.stderr)
+    if state is EmbedderState.READY:
+        backfill(rt.vault, rt.embedder, progress=progress_to_stderr("embedding"))
