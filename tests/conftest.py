@@ -68,10 +68,10 @@ def hybrid_search(vault: Vault, model: Embedder) -> Iterator[SearchService]:
 @pytest.fixture
 def cli_model(model: Embedder, monkeypatch: pytest.MonkeyPatch) -> Embedder:
     """Make in-process CLI runs reuse the session's model instead of loading their own."""
-    real = runtime_module.Embedder
+    real = runtime_module.make_embedder
 
-    def shared(choice: str = "default") -> Embedder:
+    def shared(choice: str) -> Embedder:
         return model if choice == "default" else real(choice)
 
-    monkeypatch.setattr(runtime_module, "Embedder", shared)
+    monkeypatch.setattr(runtime_module, "make_embedder", shared)
     return model

@@ -21,6 +21,11 @@ from vodou_desktop.vault import Vault
 log = logging.getLogger(__name__)
 
 
+def make_embedder(choice: str) -> Embedder:
+    """The embedder for ``choice`` ("default", "none" or a model folder); tests share one model here."""
+    return Embedder(choice)
+
+
 @dataclass
 class Runtime:
     settings: config.Settings
@@ -35,10 +40,13 @@ class Runtime:
     def open(cls, vault_path: str | Path | None = None, *, embedder: Embedder | str | None = None,
              background_backfill: bool = False) -> Runtime:
         settings = config.load()
-        vault = Vault.open(paths.vault_path(vault_path))
+        path = paths.vault_path(vault_path)
+        if path.parent == paths.data_dir():  # the default location is ours to create
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        vault = Vault.open(path)
         try:
             if not isinstance(embedder, Embedder):
-                embedder = Embedder(embedder or config.embedder_choice(settings))
+                embedder = make_embedder(embedder or config.embedder_choice(settings))
             embedder.start()
             index = VectorIndex(vault)
             index.load()

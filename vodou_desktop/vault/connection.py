@@ -22,18 +22,15 @@ import apsw
 from vodou_desktop.errors import VaultUnavailable
 
 BUSY_TIMEOUT_MS = 5000
+APPLICATION_ID = 0x566F646F  # "Vodo": marks the file as a Vodou vault
 
 
 def open_connection(path: Path, *, create: bool = True, readonly: bool = False) -> apsw.Connection:
     """Open ``path`` with the vault's pragmas; environment failures raise ``VaultUnavailable``."""
     folder = path.parent
     if not folder.is_dir():
-        if not create or readonly:
-            raise VaultUnavailable(f"The vault's folder does not exist: {folder}")
-        try:
-            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        except OSError as exc:
-            raise VaultUnavailable(f"Cannot create the vault's folder {folder}: {exc.strerror}") from exc
+        # Never create folders here: a typo in --vault must not scatter new vaults around.
+        raise VaultUnavailable(f"The vault's folder does not exist: {folder}")
     if not path.exists() and (readonly or not create):
         raise VaultUnavailable(f"No vault at {path}")
     if path.exists() and not readonly and not os.access(path, os.W_OK):
@@ -44,7 +41,7 @@ def open_connection(path: Path, *, create: bool = True, readonly: bool = False) 
     with translate_errors(path):
         conn = apsw.Connection(str(path), flags=flags)
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
-        _check_readable(conn)
+        _check_is_vault(conn, path)
         if not readonly:
             mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()
             if mode is None or str(mode[0]).lower() != "wal":
@@ -55,10 +52,15 @@ def open_connection(path: Path, *, create: bool = True, readonly: bool = False) 
     return conn
 
 
-def _check_readable(conn: apsw.Connection) -> None:
-    # Reading the schema forces SQLite to look at the header: a file that is not a database
-    # fails here, before any pragma could try to rewrite it.
-    conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+def _check_is_vault(conn: apsw.Connection, path: Path) -> None:
+    """Refuse a file that is not a database, or another program's database, before any pragma
+    (WAL switch included) could write to it."""
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'table'")}
+    app_id = scalar(conn, "PRAGMA application_id")
+    if app_id == APPLICATION_ID or (app_id == 0 and (not tables or "schema_migrations" in tables)):
+        return
+    conn.close()
+    raise VaultUnavailable(f"{path} is an SQLite database but not a Vodou vault; it was left untouched.")
 
 
 @contextlib.contextmanager

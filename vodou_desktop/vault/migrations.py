@@ -7,10 +7,8 @@ from datetime import UTC, datetime
 import apsw
 
 from vodou_desktop.errors import VaultUnavailable
-from vodou_desktop.vault.connection import scalar
+from vodou_desktop.vault.connection import APPLICATION_ID
 from vodou_desktop.vault.schema import MIGRATIONS, Migration
-
-APPLICATION_ID = 0x566F646F  # "Vodo": marks the file as a Vodou vault
 
 
 def applied_migrations(conn: apsw.Connection) -> list[str]:
@@ -26,7 +24,6 @@ def migrate(conn: apsw.Connection, path: object, migrations: list[Migration] | N
     """Bring the vault up to date; returns the names applied now. Refuses a newer vault."""
     steps = MIGRATIONS if migrations is None else migrations
     known = [name for name, _ in steps]
-    _check_application_id(conn, path)
     done = applied_migrations(conn)
     unknown = [name for name in done if name not in known]
     if unknown:
@@ -60,15 +57,3 @@ def migrate(conn: apsw.Connection, path: object, migrations: list[Migration] | N
         conn.execute("COMMIT")
         applied.append(name)
     return applied
-
-
-def _check_application_id(conn: apsw.Connection, path: object) -> None:
-    app_id = scalar(conn, "PRAGMA application_id")
-    if app_id in (0, APPLICATION_ID):
-        if app_id == 0 and scalar(conn, "SELECT count(*) FROM sqlite_schema"):
-            if not applied_migrations(conn):
-                raise VaultUnavailable(
-                    f"{path} is an SQLite database but not a Vodou vault; it was left untouched."
-                )
-        return
-    raise VaultUnavailable(f"{path} is an SQLite database of another program; it was left untouched.")

@@ -1,0 +1,69 @@
+"""Any user string is a safe query; meaning finds a paraphrase that shares no words."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from vodou_desktop.ingest.remember import Origin, remember
+from vodou_desktop.search.backfill import backfill
+from vodou_desktop.search.keyword import match_expression
+from vodou_desktop.search.service import SearchService
+from vodou_desktop.vault import FactFilter, Vault
+
+from tests.support import run_cli
+
+NASTY = ['"', '""', "'", "AND", "OR NOT", "NEAR(a b)", "a*", "^x", "col:val", "(((", "-x", "✓🙂", "",
+         " ", "\x00", "x" * 10_000, "SELECT * FROM chunks; --", "\\", "{a b}", "a + b", "é\u0301"]
+
+
+@pytest.mark.parametrize("query", NASTY)
+def test_nasty_queries_never_raise(keyword_search: SearchService, query: str) -> None:
+    remember(keyword_search.vault, "a plain fact about AND and OR", Origin(kind="cli"))
+    keyword_search.search(query, FactFilter())
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(max_size=300))
+def test_arbitrary_strings_never_raise_on_the_keyword_path(keyword_search: SearchService, text: str) -> None:
+    keyword_search.search(text, FactFilter(project="p"))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(max_size=200))
+def test_arbitrary_strings_never_raise_on_the_hybrid_path(hybrid_search: SearchService, text: str) -> None:
+    hybrid_search.search(text, FactFilter(project="p"))
+
+
+def test_match_expression_quotes_every_token() -> None:
+    assert match_expression('say "hi" AND NEAR(x)') == '"say" "hi" "near" "x"'
+    assert match_expression("?!") is None
+
+
+def test_paraphrase_sharing_no_words_is_found_by_meaning(hybrid_search: SearchService) -> None:
+    vault = hybrid_search.vault
+    target = remember(vault, "My daughter takes violin lessons every Saturday morning", Origin(kind="cli"))
+    remember(vault, "The car insurance renewal is due in March", Origin(kind="cli"))
+    remember(vault, "Our wifi password is taped under the router", Origin(kind="cli"))
+    assert hybrid_search.embedder is not None
+    backfill(vault, hybrid_search.embedder)
+    results = hybrid_search.search("kid practising a string instrument at the weekend", FactFilter(), k=3)
+    assert results and results[0].fact.id == target
+    assert results[0].factors["keyword_bm25"] is None and results[0].factors["path"] == "hybrid"
+
+
+def test_cli_add_then_search_by_keyword_and_by_paraphrase(vault: Vault, cli_model: object) -> None:
+    add = run_cli("--vault", str(vault.path), "mem", "add", "The spare house key is inside the blue flowerpot")
+    assert add.code == 0, add.err
+    by_word = run_cli("--vault", str(vault.path), "mem", "search", "flowerpot")
+    assert "blue flowerpot" in by_word.out
+    by_meaning = run_cli("--vault", str(vault.path), "mem", "search", "where is the extra door key hidden")
+    assert "blue flowerpot" in by_meaning.out
+
+
+def test_cli_keyword_path_when_embedder_is_off(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VODOU_EMBEDDER", "none")
+    run_cli("--vault", str(vault.path), "mem", "add", "The spare house key is inside the blue flowerpot")
+    assert "flowerpot" in run_cli("--vault", str(vault.path), "mem", "search", "flowerpot").out
+    assert "no matching" in run_cli("--vault", str(vault.path), "mem", "search", "extra door opener concealed").out
