@@ -6,13 +6,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support import run_cli
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.search.backfill import backfill
 from vodou_desktop.search.keyword import match_expression
 from vodou_desktop.search.service import SearchService
 from vodou_desktop.vault import FactFilter, Vault
-
-from tests.support import run_cli
 
 NASTY = ['"', '""', "'", "AND", "OR NOT", "NEAR(a b)", "a*", "^x", "col:val", "(((", "-x", "✓🙂", "",
          " ", "\x00", "x" * 10_000, "SELECT * FROM chunks; --", "\\", "{a b}", "a + b", "é\u0301"]

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 
+from tests.support import run_cli
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.vault import Vault
-
-from tests.support import run_cli
 
 
 def _explain(vault: Vault, query: str, *extra: str) -> list[dict]:

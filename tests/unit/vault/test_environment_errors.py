@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import file_hashes, run_cli
 from vodou_desktop.errors import VaultUnavailable
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.vault import Vault, connection
-
-from tests.support import file_hashes, run_cli
 
 
 def test_corrupt_file_is_refused_and_not_overwritten(tmp_path: Path) -> None:

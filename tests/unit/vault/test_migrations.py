@@ -5,13 +5,12 @@ from pathlib import Path
 import apsw
 import pytest
 
+from tests.support import file_hashes
 from vodou_desktop.errors import VaultUnavailable
 from vodou_desktop.vault import Vault
 from vodou_desktop.vault.connection import open_connection
 from vodou_desktop.vault.migrations import APPLICATION_ID, applied_migrations, migrate
 from vodou_desktop.vault.schema import MIGRATIONS
-
-from tests.support import file_hashes
 
 
 def test_blank_vault_gets_every_migration_and_reopen_applies_none(vault_path: Path) -> None:
