@@ -1,0 +1,103 @@
+"""Long work (UI-5): backfill, re-embedding, imports and scans, with progress and cancel.
+
+A ``LongJob`` runs ``work(progress, cancel)`` in its own thread; progress arrives on the GUI
+thread by signal, and Cancel sets an event the work checks between batches. The GUI thread only
+ever receives signals, so the window keeps painting however long the work takes.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QProgressDialog, QWidget
+
+from vodou_desktop.errors import KnownError
+from vodou_desktop.search.backfill import backfill
+from vodou_desktop.search.embedder import Embedder
+from vodou_desktop.vault import Vault
+
+log = logging.getLogger(__name__)
+Progress = Callable[[int, int], None]
+Work = Callable[[Progress, threading.Event], Any]
+
+
+class LongJob(QObject):
+    progressed = Signal(int, int)  # done, total
+    finished = Signal(object)  # the work's result (also after a cancel: what was done so far)
+    failed = Signal(str)
+
+    def __init__(self, title: str, work: Work, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.title = title
+        self._work = work
+        self.cancel_event = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"vodou-job-{title}", daemon=True)
+        self.done = threading.Event()
+
+    @property
+    def cancelled(self) -> bool:
+        return self.cancel_event.is_set()
+
+    def start(self) -> LongJob:
+        self._thread.start()
+        return self
+
+    def cancel(self) -> None:
+        self.cancel_event.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """For shutdown and tests only: never call this on the GUI thread while work runs."""
+        return self.done.wait(timeout)
+
+    def _run(self) -> None:
+        try:
+            result = self._work(self.progressed.emit, self.cancel_event)
+        except KnownError as exc:
+            self.failed.emit(str(exc))
+        except Exception as exc:  # our bug: logged with its traceback, summarised for the person
+            log.exception("%s failed", self.title)
+            self.failed.emit(f"{self.title} failed (a bug in Vodou): {type(exc).__name__}: {exc}")
+        else:
+            self.finished.emit(result)
+        finally:
+            self.done.set()
+
+
+def backfill_job(vault: Vault, embedder: Embedder, parent: QObject | None = None) -> LongJob:
+    """Embed every chunk that has no embedding yet (after import, or after the model was off)."""
+    if not embedder.ready:
+        raise KnownError("The embedding model is not ready yet (or is off); try again when it is.")
+
+    def work(progress: Progress, cancel: threading.Event) -> int:
+        return backfill(vault, embedder, progress=progress, cancel=cancel)
+
+    return LongJob("Embedding memories", work, parent)
+
+
+class JobProgressDialog(QProgressDialog):
+    """A non-modal progress dialog bound to one job: Cancel cancels it; it closes when it ends."""
+
+    def __init__(self, job: LongJob, parent: QWidget | None = None) -> None:
+        super().__init__(job.title, "Cancel", 0, 0, parent)
+        self.setWindowTitle(job.title)
+        self.setWindowModality(Qt.WindowModality.NonModal)
+        self.setMinimumDuration(0)
+        self.setAutoClose(False)
+        self.setAutoReset(False)
+        self.job = job
+        job.progressed.connect(self._progress)
+        job.finished.connect(self._ended)
+        job.failed.connect(self._ended)
+        self.canceled.connect(job.cancel)
+
+    def _progress(self, done: int, total: int) -> None:
+        self.setMaximum(max(total, 1))
+        self.setValue(min(done, max(total, 1)))
+        self.setLabelText(f"{self.job.title}: {done:,} of {total:,}")
+
+    def _ended(self, _result: object) -> None:
+        self.close()
