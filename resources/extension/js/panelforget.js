@@ -1,0 +1,69 @@
+// "Forget site…" in two clicks (GOV-7): the first runs the dry run and shows the count; the
+// confirm is offered only for the window the app gives (expiresIn, 8 s); then Undo.
+
+import { $, ask, say, sayError, show } from './panelkit.js';
+
+let pending = null; // {token, deadline, timer}
+let lastOp = null;
+
+function closeConfirm(note = '') {
+  if (pending) clearInterval(pending.timer);
+  pending = null;
+  show('forget-confirm', false);
+  if (note) say(note);
+}
+
+function tick() {
+  const left = Math.ceil((pending.deadline - Date.now()) / 1000);
+  if (left <= 0) {
+    closeConfirm('Forget site was not confirmed in time, so nothing was forgotten.');
+    return;
+  }
+  $('forget-yes').textContent = `Confirm (${left} s)`;
+}
+
+export async function startForget(host, onChange) {
+  closeConfirm();
+  show('forget-done', false);
+  try {
+    const dry = await ask('forgetDryRun', { host });
+    const docs = dry.documents ? ` ${dry.documents} Library document(s) from it are kept.` : '';
+    $('forget-count').textContent = `Forget ${dry.facts} fact(s) from ${dry.host}?${docs}`;
+    pending = { token: dry.token, deadline: Date.now() + dry.expiresIn * 1000, timer: null };
+    pending.timer = setInterval(tick, 250);
+    tick();
+    show('forget-confirm', Boolean(pending));
+  } catch (error) {
+    sayError(error);
+  }
+  $('forget-yes').onclick = () => confirmForget(onChange);
+}
+
+async function confirmForget(onChange) {
+  if (!pending) return;
+  const { token } = pending;
+  closeConfirm();
+  try {
+    const done = await ask('forgetConfirm', { token });
+    lastOp = done.op;
+    $('forget-done-text').textContent = `Forgot ${done.facts} fact(s) from ${done.host}.`;
+    show('forget-done', true);
+    $('forget-undo').onclick = () => undoForget(onChange);
+    await onChange();
+  } catch (error) {
+    sayError(error);
+  }
+}
+
+async function undoForget(onChange) {
+  if (!lastOp) return;
+  try {
+    const undone = await ask('forgetUndo', { op: lastOp });
+    lastOp = null;
+    show('forget-done', false);
+    say(`Restored ${undone.restored} fact(s).`);
+    await onChange();
+  } catch (error) {
+    sayError(error);
+  }
+}
