@@ -49,7 +49,7 @@ class Ops(QObject):
             try:
                 value = work()
             except BaseException as exc:  # delivered to the GUI thread, never swallowed
-                self._finished.emit(owner, on_failure or self._report, exc, True)
+                self._finished.emit(owner, on_failure or self.report, exc, True)
                 return
             self._finished.emit(owner, on_success, value, False)
 
@@ -63,7 +63,7 @@ class Ops(QObject):
         if callback is not None:
             callback(value)
 
-    def _report(self, exc: BaseException) -> None:
+    def report(self, exc: BaseException) -> None:
         if isinstance(exc, KnownError):
             self.messages.error(str(exc))
             return
