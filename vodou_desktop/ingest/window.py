@@ -117,7 +117,7 @@ def enqueue(vault: Vault, entries: Sequence[Entry], extra: Callable[[apsw.Connec
 
 
 def _fields(e: Entry) -> dict[str, Any]:
-    return {"text": e.text, "tool": e.tool, "project": e.project, "scope": e.scope, "event_at": e.event_at}
+    return {"text": e.text, "tool": e.tool, "project": e.project, "scope": e.scope, "event_at": e.event_at or None}
 
 
 def flush(vault: Vault, *, extractor: Extractor = extract_bullets, kind: str = "capture",
@@ -154,7 +154,7 @@ def store_window(conn: apsw.Connection, change: Change, entries: Sequence[Entry]
     for bullet, entry in bullets:
         report.fact_ids.append(insert_fact(
             conn, change, text=bullet.text, source_id=source_id, kind=bullet.kind, project=label.project,
-            scope=label.scope, valid_at=entry.event_at, valid_precision="instant"))
+            scope=label.scope, valid_at=entry.event_at or None, valid_precision="instant" if entry.event_at else None))
     return report
 
 

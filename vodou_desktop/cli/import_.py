@@ -1,0 +1,42 @@
+"""``vodou import chatgpt FILE`` / ``vodou import claude FILE``: import a data export."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from vodou_desktop.cli.output import print_json
+from vodou_desktop.ingest.exports import FORMATS
+from vodou_desktop.ingest.importer import import_export
+from vodou_desktop.runtime import Runtime
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    imp = sub.add_parser("import", help="import a ChatGPT or Claude data export (conversations.json)")
+    isub = imp.add_subparsers(dest="import_format", metavar="FORMAT", required=True)
+    for fmt in FORMATS:
+        p = isub.add_parser(fmt, help=f"import a {fmt} export's conversations.json")
+        p.add_argument("file", type=Path)
+        p.add_argument("--json", action="store_true", help="print the summary as JSON")
+        p.set_defaults(func=cmd_import, import_format=fmt)
+
+
+def _progress(done: int, total: int) -> None:
+    sys.stderr.write(f"\rimporting: {done}/{total} conversations")
+    if done >= total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    with Runtime.open(args.vault, embedder="none") as rt:
+        report = import_export(rt.vault, args.file, args.import_format, progress=_progress)
+    if args.json:
+        print_json(report.as_json())
+    else:
+        print(f"{report.conversations} conversations read, {report.imported} imported "
+              f"({report.messages} new messages, {report.facts} facts)")
+        for problem in report.malformed:
+            print(f"skipped malformed conversation: {problem}")
+    return 1 if report.malformed else 0
