@@ -55,7 +55,7 @@ class VectorIndex:
         with self._lock:
             if change.external:
                 self._reload = True
-            elif change.chunk_ids and ("embeddings" in change.tables or "erase" in change.tables):
+            else:  # any touched chunk may have gained, changed or lost its vector (erase)
                 self._pending.update(change.chunk_ids)
 
     def sync(self) -> None:

@@ -87,7 +87,7 @@ def test_vector_index_drops_deleted_chunks(vault: Vault, model: Embedder) -> Non
 
     def erase(conn, change):  # type: ignore[no-untyped-def]
         conn.execute("DELETE FROM chunks WHERE id = ?", (fid,))
-        change.touch("erase", chunk_ids=[fid])
+        change.touch("chunks", chunk_ids=[fid])
 
     vault.write(erase)
     assert index.top(np.asarray(model.encode_one("wasp nest")), 5) == []
