@@ -40,6 +40,7 @@ PAGE_OPERATIONS: dict[str, str] = {}
 """Qualified name (``module:Class.method``) → access, filled by ``@page_operation``."""
 
 EXEMPT: dict[str, str] = {
+    "vodou_desktop.governance.policy:require": "it is the policy itself",
     "vodou_desktop.governance.sitemodes:SiteModes.resolve": "it is the policy itself",
     "vodou_desktop.governance.sitemodes:SiteModes.set_rule": "the person setting a mode is the policy's input",
     "vodou_desktop.governance.sitemodes:SiteModes.clear_rule": "the person clearing a mode is the policy's input",
@@ -49,6 +50,10 @@ EXEMPT: dict[str, str] = {
     "vodou_desktop.governance.sensitive:registrable_domain": "pure host arithmetic, reads no memory",
     "vodou_desktop.governance.sensitive:SensitiveLists.category_of": "pure host lookup, reads no memory",
     "vodou_desktop.governance.page_memory:ProbeCache.get": "called only from PageMemory.probe, after the policy",
+    # Ingest helpers take a url only to stamp provenance; a caller that attaches a page (the
+    # bridge's panel turns) must be a @page_operation("write") or call require() first.
+    "vodou_desktop.ingest.window:store_window": "in-transaction helper; url is provenance, caller is governed",
+    "vodou_desktop.ingest.window:capture_conversation": "url is provenance; the page caller must call require()",
 }
 
 _current: contextvars.ContextVar[Resolution | None] = contextvars.ContextVar("page_resolution", default=None)
@@ -102,6 +107,19 @@ def page_operation(access: str, empty: Callable[[Resolution], Any] | None = None
         return guarded  # type: ignore[return-value]
 
     return decorate
+
+
+def require(sites: SiteModes, url: str, access: str) -> Resolution:
+    """The same check for a caller that is not a method (a route, a script): returns the
+    resolution when ``access`` is allowed, raises ``PolicyRefused`` otherwise (reads included)."""
+    if access not in ACCESS:
+        raise BugError(f"unknown page access {access!r}")
+    if not url:
+        raise InvalidInput("the page URL is required")
+    resolution = sites.resolve(url)
+    if resolution.mode not in ALLOWED_MODES[access]:
+        raise PolicyRefused(_refusal(access, resolution))
+    return resolution
 
 
 def _refusal(access: str, resolution: Resolution) -> str:
