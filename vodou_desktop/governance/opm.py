@@ -91,7 +91,7 @@ def canonical_key(content: str) -> str:
 def clean_content(content: object) -> str:
     if not isinstance(content, str):
         raise InvalidInput("memory text must be a string")
-    text = _valid_unicode(content).replace("\x00", "").strip()
+    text = replace_lone_surrogates(content).replace("\x00", "").strip()
     if not text:
         raise InvalidInput("memory text is empty")
     if len(text) > MAX_CONTENT_CHARS:
@@ -106,7 +106,7 @@ def clean_source_ref(source_ref: object | None) -> str:
         return DEFAULT_SOURCE_REF
     if not isinstance(source_ref, str):
         raise InvalidInput("source ref must be a string")
-    ref = _valid_unicode(source_ref).strip()
+    ref = replace_lone_surrogates(source_ref).strip()
     if not ref:
         raise InvalidInput("source ref is empty")
     if len(ref) > MAX_SOURCE_REF_CHARS or any(ord(c) < 32 for c in ref):
@@ -114,13 +114,9 @@ def clean_source_ref(source_ref: object | None) -> str:
     return ref
 
 
-def _valid_unicode(text: str) -> str:
+def replace_lone_surrogates(text: str) -> str:
     """Lone surrogates cannot be stored as UTF-8: replace them rather than fail deep in SQLite."""
-    return text.encode("utf-8", "replace").decode("utf-8") if _has_lone_surrogate(text) else text
-
-
-def _has_lone_surrogate(text: str) -> bool:
-    return any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
+    return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
 
 
 @dataclass(frozen=True)

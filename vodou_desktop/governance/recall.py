@@ -22,7 +22,7 @@ from typing import Any
 
 from vodou_desktop.errors import BugError
 from vodou_desktop.governance.ages import format_age
-from vodou_desktop.governance.opm import CATEGORIES, RECALL_LIMIT, OperatorMemory
+from vodou_desktop.governance.opm import CATEGORIES, RECALL_LIMIT, OperatorMemory, replace_lone_surrogates
 from vodou_desktop.ingest.fences import CLOSE
 from vodou_desktop.search.service import SearchService
 from vodou_desktop.vault import Fact, FactFilter
@@ -161,14 +161,9 @@ def _fact_line(fact: Fact) -> str:
 
 def clean_inline(text: str) -> str:
     """One line of plain text: no fence markers, no control characters, no lone surrogates."""
-    text = text.encode("utf-8", "replace").decode("utf-8") if _has_lone_surrogate(text) else text
-    text = _FENCE_TAG.sub(" ", text)
+    text = _FENCE_TAG.sub(" ", replace_lone_surrogates(text))
     text = "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in text)
     return " ".join(text.split())
-
-
-def _has_lone_surrogate(text: str) -> bool:
-    return any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
 
 
 def utf16_len(text: str) -> int:
