@@ -12,6 +12,7 @@ function showProblem(error) {
   $('problem-todo').textContent = todoFor(error);
   show('problem', error.kind !== 'not_paired');
   show('pairing', error.kind === 'not_paired');
+  show('port-box', error.kind === 'not_running' || error.kind === 'not_paired');
 }
 
 function renderHeader(page, resolution) {
@@ -51,6 +52,7 @@ async function refresh() {
     const view = await ask('pageState');
     show('problem', false);
     show('pairing', !view.status.paired);
+    show('port-box', !view.status.paired);
     show('unpair', view.status.paired);
     if (state.attached && state.attached.url !== view.page?.url) state.attached = null;
     state.page = view.page;
@@ -160,7 +162,7 @@ function wire() {
   $('retry').onclick = () => run(async () => {});
   $('pair-start').onclick = () => run(async () => {
     const started = await ask('pairStart');
-    say(`The Vodou app now shows a ${started.codeLength}-character code (valid ${Math.round(started.expiresIn / 60)} min). Type it below.`);
+    say(`The Vodou app now shows a code of ${started.codeLength} characters (valid ${Math.round(started.expiresIn / 60)} min). Type it below.`);
   });
   $('pair-form').onsubmit = (event) => {
     event.preventDefault();
