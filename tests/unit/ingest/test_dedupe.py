@@ -1,0 +1,101 @@
+"""ING-2: both gates, each tested with the counter-example that the other gate stops; election."""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+
+import pytest
+
+from tests.support import run_cli
+from vodou_desktop.ingest.dedupe import COSINE_MIN, JACCARD_MIN, dedupe_scan, elect, group_new, jaccard, same_fact
+from vodou_desktop.vault import ALL_PROJECTS, FactFilter
+from vodou_desktop.vault import query as q
+from vodou_desktop.vault.facts import insert_fact
+from vodou_desktop.vault.sources import stamp_source
+
+HEADER = ("# Atlas project weekly status notes for the client steering committee meeting\n"
+          "Source: Atlas project weekly status notes for the client steering committee meeting\n")
+SAME = ("I prefer dark mode in my editor.", "I prefer dark mode in my code editor.")
+COSINE_ONLY = (HEADER + "Budget approved.", HEADER + "Launch slipped.")  # headers inflate cosine
+JACCARD_ONLY = ("Kai's phone number ends in 4417.", "Kai's phone number ends in 9902.")
+
+
+def cosine(model, a: str, b: str) -> float:
+    va, vb = model.encode([a, b])
+    return float(va @ vb)
+
+
+def add(vault, text, tier="first_party", created_at=None, kind="cli", project=None):
+    def job(conn, change):
+        sid = stamp_source(conn, change, kind=kind, tier=tier)
+        return insert_fact(conn, change, text=text, source_id=sid, created_at=created_at, project=project)
+    return vault.write(job)
+
+
+def test_header_lines_do_not_count_for_jaccard():
+    assert jaccard(*COSINE_ONLY) == 0.0
+    assert jaccard("# Notes\nSource: x\nWe use ruff.", "We use ruff.") == 1.0
+
+
+@pytest.mark.model
+def test_each_gate_alone_would_collapse_different_facts(model):
+    c_same, c_cos, c_jac = cosine(model, *SAME), cosine(model, *COSINE_ONLY), cosine(model, *JACCARD_ONLY)
+    assert c_same >= COSINE_MIN and jaccard(*SAME) >= JACCARD_MIN and same_fact(c_same, *SAME)
+    # cosine alone says "same" for two different status lines under one header ...
+    assert c_cos >= COSINE_MIN and jaccard(*COSINE_ONLY) < JACCARD_MIN and not same_fact(c_cos, *COSINE_ONLY)
+    # ... and Jaccard alone says "same" for two different phone numbers.
+    assert jaccard(*JACCARD_ONLY) >= JACCARD_MIN and c_jac < COSINE_MIN and not same_fact(c_jac, *JACCARD_ONLY)
+
+
+@pytest.mark.model
+def test_newer_import_never_takes_canonical_from_older_first_party(vault, model, facts_of):
+    mine = add(vault, SAME[0], "first_party", "2025-01-01T00:00:00+00:00")
+    other = add(vault, JACCARD_ONLY[0], "first_party")
+    imported = add(vault, SAME[1], "import", "2026-06-01T00:00:00+00:00", kind="import_chatgpt")
+    report = group_new(vault, model, [imported])
+    assert report.groups == [[mine, imported]]
+    facts = {f.id: f for f in facts_of(vault)}
+    assert facts[mine].is_canonical and not facts[imported].is_canonical
+    assert facts[mine].fact_group == facts[imported].fact_group == mine
+    assert facts[other].fact_group is None and facts[other].is_canonical
+    # the full scan agrees, and a dry run changes nothing
+    before = facts_of(vault)
+    assert dedupe_scan(vault, model, dry_run=True).groups == [[mine, imported]]
+    assert dedupe_scan(vault, model).changed == 0 and facts_of(vault) == before
+
+
+def test_election_order_tier_then_oldest_then_longer(vault, facts_of):
+    add(vault, "We use ruff for linting.", "import", "2020-01-01T00:00:00+00:00", kind="import_claude")
+    add(vault, "We use ruff for linting.", "capture", "2026-01-01T00:00:00+00:00", kind="capture")
+    add(vault, "We use ruff for linting!", "capture", "2025-01-01T00:00:00+00:00", kind="capture")
+    add(vault, "We use ruff for all linting.", "capture", "2025-01-01T00:00:00+00:00", kind="capture")
+    facts = facts_of(vault)
+    assert elect(facts).text == "We use ruff for all linting."
+    assert elect(facts[:3]).text == "We use ruff for linting!"
+    assert elect([facts[0]]).tier == "import"
+
+
+@pytest.mark.model
+def test_groups_stay_inside_one_project(vault, model, facts_of):
+    add(vault, SAME[0], project="atlas")
+    add(vault, SAME[1], project="zephyr")
+    assert dedupe_scan(vault, model).groups == []
+
+
+@pytest.mark.model
+def test_cli_dedupe(vault_path, cli_model, vault):
+    a = add(vault, SAME[0])
+    b = add(vault, SAME[1], "capture", kind="capture")
+    vault.close()
+    res = run_cli("--vault", str(vault_path), "mem", "dedupe", "--dry-run", "--json")
+    assert res.code == 0, res.err
+    assert json.loads(res.out)["groups"] == [[a, b]]
+    res = run_cli("--vault", str(vault_path), "mem", "dedupe")
+    assert res.code == 0 and f"canonical #{a}: duplicates #{b}" in res.out
+    assert "dedupe: 2/2 memories compared" in res.err
+    from vodou_desktop.vault import Vault
+
+    with Vault.open(vault_path) as v:
+        dup = v.read(partial(q.get_fact, fact_id=b, f=FactFilter(project=ALL_PROJECTS)))
+        assert not dup.is_canonical and dup.fact_group == a

@@ -1,0 +1,182 @@
+"""Fact groups and canonical election (ING-2; seed 004).
+
+Two facts are the same when BOTH gates pass: embedding cosine ≥ 0.88 AND token Jaccard ≥ 0.40
+after header lines (``# Title``, ``Source: …``) are stripped. Either gate alone collapses facts
+that are not the same: cosine alone merges "meeting on Tuesday" with "meeting on Thursday"-like
+pairs that share a header; Jaccard alone merges sentences that reuse words for different things.
+
+Each group elects one canonical copy by provenance tier (pinned, first_party, capture, import),
+then the OLDEST ``created_at`` (the established copy keeps its status; an import's created_at is
+its import time, never event time, so it cannot win by looking new), then the longer text. Other
+copies stay searchable at ×0.4. Groups never cross a project boundary.
+
+``group_new`` runs on write for new facts; ``dedupe_scan`` is the full scan (``vodou mem dedupe``).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+
+import numpy as np
+
+from vodou_desktop.search.embedder import Embedder
+from vodou_desktop.vault import ALL_PROJECTS, Fact, FactFilter, Vault
+from vodou_desktop.vault import groups as g
+from vodou_desktop.vault import query as q
+
+COSINE_MIN = 0.88
+JACCARD_MIN = 0.40
+TIER_RANK = {"pinned": 0, "first_party": 1, "capture": 2, "import": 3}
+_HEADER = re.compile(r"^\s*(?:#+\s|(?:source|title|url|page)\s*:)", re.IGNORECASE)
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+Progress = Callable[[int, int], None]
+
+
+def strip_headers(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not _HEADER.match(line))
+
+
+def tokens(text: str) -> set[str]:
+    return {t.casefold() for t in _TOKEN.findall(strip_headers(text))}
+
+
+def jaccard(a: str, b: str) -> float:
+    ta, tb = tokens(a), tokens(b)
+    return len(ta & tb) / len(ta | tb) if ta | tb else 0.0
+
+
+def same_fact(cosine: float, a: str, b: str) -> bool:
+    """Both gates, always."""
+    return cosine >= COSINE_MIN and jaccard(a, b) >= JACCARD_MIN
+
+
+def election_key(fact: Fact) -> tuple[int, str, int, int]:
+    return (TIER_RANK.get(fact.tier, 9), fact.created_at, -len(fact.text), fact.id)
+
+
+def elect(members: Sequence[Fact]) -> Fact:
+    return min(members, key=election_key)
+
+
+@dataclass
+class DedupeReport:
+    scanned: int = 0
+    groups: list[list[int]] = field(default_factory=list)  # canonical first
+    changed: int = 0
+
+    def as_json(self) -> dict[str, object]:
+        return {"scanned": self.scanned, "groups": self.groups, "changed": self.changed}
+
+
+class _Union:
+    def __init__(self) -> None:
+        self.parent: dict[int, int] = {}
+
+    def find(self, x: int) -> int:
+        self.parent.setdefault(x, x)
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def join(self, a: int, b: int) -> None:
+        self.parent[self.find(a)] = self.find(b)
+
+
+def _live_facts(vault: Vault) -> list[Fact]:
+    out: list[Fact] = []
+    after = 0
+    while True:
+        page = vault.read(partial(q.facts_after, after_id=after, f=FactFilter(project=ALL_PROJECTS), limit=5000))
+        if not page:
+            return out
+        out += page
+        after = page[-1].id
+
+
+def _vectors(vault: Vault, embedder: Embedder, facts: Sequence[Fact]) -> np.ndarray:
+    stored = dict(vault.read(partial(q.embeddings_for, ids=[f.id for f in facts])))
+    missing = [i for i, f in enumerate(facts) if f.id not in stored]
+    mat = np.zeros((len(facts), 384), dtype=np.float32)
+    for i, f in enumerate(facts):
+        if f.id in stored:
+            mat[i] = np.frombuffer(stored[f.id], dtype="<f4")
+    if missing:
+        mat[missing] = embedder.encode([facts[i].text for i in missing])
+    return mat
+
+
+def _edges(facts: Sequence[Fact], mat: np.ndarray, rows: Iterable[int], union: _Union,
+           progress: Progress | None, cancel: threading.Event | None) -> None:
+    todo = list(rows)
+    for done, i in enumerate(todo, start=1):
+        if cancel is not None and cancel.is_set():
+            return
+        sims = mat @ mat[i]
+        for hit in np.nonzero(sims >= COSINE_MIN)[0]:
+            j = int(hit)
+            a, b = facts[i], facts[j]
+            if j != i and a.project == b.project and same_fact(float(sims[j]), a.text, b.text):
+                union.join(a.id, b.id)
+        if progress and (done % 200 == 0 or done == len(todo)):
+            progress(done, len(todo))
+
+
+def _assignments(facts: Sequence[Fact], union: _Union, only: set[int] | None
+                 ) -> tuple[list[tuple[int, int | None, bool]], list[list[int]]]:
+    """Group rows for every component (or only those holding an id in ``only``)."""
+    members: dict[int, list[Fact]] = {}
+    for f in facts:
+        members.setdefault(union.find(f.id), []).append(f)
+    rows: list[tuple[int, int | None, bool]] = []
+    groups: list[list[int]] = []
+    for group in members.values():
+        if only is not None and not only & {f.id for f in group}:
+            continue
+        if len(group) == 1:
+            rows.append((group[0].id, None, True))
+            continue
+        winner = elect(group)
+        rows += [(f.id, min(f.id for f in group), f.id == winner.id) for f in group]
+        groups.append([winner.id] + sorted(f.id for f in group if f.id != winner.id))
+    return rows, groups
+
+
+def dedupe_scan(vault: Vault, embedder: Embedder, *, dry_run: bool = False, progress: Progress | None = None,
+                cancel: threading.Event | None = None) -> DedupeReport:
+    """Full scan: rebuild every fact group from scratch (``vodou mem dedupe``)."""
+    facts = _live_facts(vault)
+    report = DedupeReport(scanned=len(facts))
+    if not facts:
+        return report
+    mat = _vectors(vault, embedder, facts)
+    union = _Union()
+    _edges(facts, mat, range(len(facts)), union, progress, cancel)
+    if cancel is not None and cancel.is_set():
+        return report
+    rows, report.groups = _assignments(facts, union, None)
+    if not dry_run:
+        report.changed = vault.write(partial(g.set_groups, rows=rows))
+    return report
+
+
+def group_new(vault: Vault, embedder: Embedder, new_ids: Sequence[int]) -> DedupeReport:
+    """On write: join new facts to existing groups (or form new ones) and re-elect canonicals."""
+    if not embedder.ready or not new_ids:
+        return DedupeReport()
+    facts = _live_facts(vault)
+    index = {f.id: i for i, f in enumerate(facts)}
+    union = _Union()
+    for f in facts:  # existing groups hold together: members share a token (the negated group id)
+        if f.fact_group is not None:
+            union.join(f.id, -f.fact_group)
+    mat = _vectors(vault, embedder, facts)
+    _edges(facts, mat, [index[i] for i in new_ids if i in index], union, None, None)
+    rows, groups = _assignments(facts, union, set(new_ids))
+    report = DedupeReport(scanned=len(new_ids), groups=groups)
+    report.changed = vault.write(partial(g.set_groups, rows=rows))
+    return report
