@@ -37,7 +37,7 @@ TOOL = "extension"
 class ProbeCache:
     """Whether a page key has memory, cached 30 s per key (a burst of tab switches is one read).
 
-    Any committed vault change that names the key (or its host, or comes from another process)
+    Any committed vault change that names the key (or comes from another process)
     drops the entry at once, so a new note turns the icon green without waiting.
     """
 
@@ -67,17 +67,11 @@ class ProbeCache:
             if change.external or "*" in change.tables:
                 self._entries.clear()
                 return
-            for key in list(self._entries):
-                if key in change.page_keys or _host_of_key(key) in change.hosts:
-                    del self._entries[key]
+            for key in change.page_keys:
+                self._entries.pop(key, None)
 
     def close(self) -> None:
         self._unsubscribe()
-
-
-def _host_of_key(key: str) -> str:
-    netloc = key.split("://", 1)[-1].split("/", 1)[0]
-    return netloc.rsplit(":", 1)[0] if netloc.count(":") == 1 else netloc.strip("[]")
 
 
 class _TextExtractor(HTMLParser):
