@@ -35,6 +35,7 @@ class Ops(QObject):
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="vodou-ui-op")
         self._finished.connect(self._deliver)
         self.pending = 0
+        self.closed = False
 
     def run(self, work: Callable[[], Any], on_success: Success | None = None, *,
             on_failure: Failure | None = None, owner: QObject | None = None) -> None:
@@ -42,7 +43,11 @@ class Ops(QObject):
 
         A ``KnownError`` with no ``on_failure`` goes to the message bridge (the person sees it); any
         other exception is our bug and is logged with its traceback and shown as such.
+        After ``shutdown`` (the app is quitting) new work is dropped: nobody would see its result.
         """
+        if self.closed:
+            log.debug("dropping work submitted after shutdown: %r", work)
+            return
         self.pending += 1
 
         def job() -> None:
@@ -72,6 +77,7 @@ class Ops(QObject):
 
     def shutdown(self) -> None:
         """Wait for running ops (at quit, after the event loop stopped)."""
+        self.closed = True
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 

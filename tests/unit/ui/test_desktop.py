@@ -1,0 +1,141 @@
+"""The composed app offscreen: real bridge on 127.0.0.1 under qasync, tray actions, panel, single instance."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import qasync
+from PySide6.QtWidgets import QApplication
+
+from vodou_desktop import config
+from vodou_desktop.app import NO_TRAY, Desktop
+from vodou_desktop.bridge import events
+from vodou_desktop.governance.approvals import Turn
+from vodou_desktop.ingest.remember import Origin, remember, save_document
+from vodou_desktop.runtime import Runtime
+from vodou_desktop.ui.single_instance import ask_running_instance_to_show
+from vodou_desktop.vault import ALL_PROJECTS, FactFilter
+from vodou_desktop.vault import query as q
+
+EXT = "abcdefghijklmnopabcdefghijklmnop"
+PAGE = "https://news.example.com/story?id=7"
+
+
+@pytest.fixture
+def desktop(qtbot, qapp, keyword_search):
+    loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(loop)
+    search = keyword_search
+    runtime = Runtime(config.Settings(), search.vault, search.embedder, search.index, search)
+    app = Desktop(runtime, bridge_port=0)
+    app.start()
+    qtbot.waitUntil(lambda: app.bridge.port is not None, timeout=5000)
+    yield app
+    done = asyncio.ensure_future(app.shutdown())
+    qtbot.waitUntil(done.done, timeout=5000)
+    app.services.close()
+    app.bridge_services.close()
+    app.hub_signals.close()
+    for window in (app.browser, app.panel):
+        window.deleteLater()
+    asyncio.set_event_loop(None)
+    loop.close()
+
+
+def get_json(url: str, token: str) -> dict:
+    """A real HTTP request from another thread, while the qasync loop runs the server on this one."""
+
+    def fetch() -> dict:
+        req = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            return json.loads(resp.read())
+
+    loop = asyncio.get_event_loop()
+    with ThreadPoolExecutor(1) as pool:
+        return loop.run_until_complete(asyncio.wait_for(loop.run_in_executor(pool, fetch), 8))
+
+
+def report_page(qtbot, desktop, url: str = PAGE, title: str = "A story") -> None:
+    report = {"url": url, "title": title}
+    desktop.hub.emit(events.ACTIVE_PAGE, report)
+    qtbot.waitUntil(lambda: desktop.active_page.state.url == url, timeout=3000)
+
+
+def test_without_a_tray_the_browser_opens_and_says_why(qtbot, desktop):
+    assert desktop.tray is None  # offscreen has no system tray
+    assert desktop.browser.isVisible()
+    assert ("info", NO_TRAY) in desktop.services.messages.history
+
+
+def test_a_mode_set_from_the_menu_is_what_the_bridge_returns(qtbot, desktop):
+    report_page(qtbot, desktop)
+    assert desktop.actions["mode.collect"].isChecked()
+    assert desktop.actions["page"].text() == "news.example.com — collect (global default)"
+    desktop.actions["mode.suggest"].trigger()
+    qtbot.waitUntil(lambda: desktop.active_page.state.mode == "suggest", timeout=3000)
+    assert desktop.actions["mode.suggest"].isChecked()
+    token = desktop.bridge.tokens.pair(EXT)
+    url = f"http://127.0.0.1:{desktop.bridge.port}/api/page-match/site-mode?host=news.example.com"
+    answer = get_json(url, token)
+    assert answer["mode"] == "suggest"
+    assert answer["reason"] == "user rule on news.example.com"
+
+
+def test_pause_dims_the_icon_state(qtbot, desktop):
+    report_page(qtbot, desktop)
+    assert desktop.active_page.state.icon_state == "neutral"
+    desktop.actions["pause"].trigger()
+    qtbot.waitUntil(lambda: desktop.active_page.state.icon_state == "dimmed", timeout=3000)
+    assert desktop.sites.paused
+    assert not desktop.actions["mode.collect"].isEnabled()
+
+
+def test_memory_saved_from_the_page_turns_the_state_green(qtbot, desktop):
+    report_page(qtbot, desktop)
+    remember(desktop.runtime.vault, "The story says the bridge reopens in May", Origin("note", url=PAGE))
+    qtbot.waitUntil(lambda: desktop.active_page.state.icon_state == "green", timeout=1000)
+
+
+def test_panel_shows_facts_and_documents_from_this_page(qtbot, desktop):
+    vault = desktop.runtime.vault
+    remember(vault, "Exact fact from the story", Origin("note", url=PAGE))
+    remember(vault, "Another page of the same site", Origin("note", url="https://news.example.com/other"))
+    save_document(vault, "Body of the story.\n\nSecond paragraph.", Origin("library", url=PAGE, title="Story"))
+    report_page(qtbot, desktop)
+    panel = desktop.panel
+    qtbot.waitUntil(lambda: panel.loaded is not None and panel.facts.rowCount() == 1, timeout=3000)
+    assert panel.facts.index(0, 0).data() == "Exact fact from the story"
+    assert panel.documents.rowCount() == 1
+    assert panel.title.text() == "A story" and panel.host.text() == "news.example.com"
+
+
+@pytest.mark.parametrize("decision", ["approve", "deny"])
+def test_approve_or_deny_from_the_panel(qtbot, desktop, decision):
+    gate = desktop.bridge_services.gate
+    parked = gate.submit("remember", {"text": "Remember the parked fact"}, Turn(None, has_page_content=True))
+    assert parked["status"] == "pending"
+    panel = desktop.panel
+    panel.refresh()
+    qtbot.waitUntil(lambda: panel.approvals.rowCount() == 1, timeout=3000)
+    button = panel.approve_button if decision == "approve" else panel.deny_button
+    button.click()
+    qtbot.waitUntil(lambda: panel.approvals.rowCount() == 0, timeout=3000)
+    facts = desktop.runtime.vault.read(lambda c: q.list_facts(c, FactFilter(project=ALL_PROJECTS)))
+    assert [f.text for f in facts] == (["Remember the parked fact"] if decision == "approve" else [])
+    assert gate.get(parked["approval"]["id"])["status"] == ("approved" if decision == "approve" else "denied")
+
+
+def test_a_second_launch_raises_the_browser(qtbot, desktop):
+    desktop.browser.hide()
+    assert ask_running_instance_to_show()
+    qtbot.waitUntil(desktop.browser.isVisible, timeout=3000)
+
+
+def test_quit_closes_the_bridge(qtbot, desktop):
+    desktop.actions["quit"].trigger()
+    assert desktop._quit.is_set()
+    QApplication.processEvents()

@@ -1,0 +1,176 @@
+"""The composition root of the tray app: ``vodou`` with no command (qutebrowser's ``app.py``).
+
+Start order, read top to bottom in ``Desktop.start``:
+  1. vault, embedder (loads in the background), search            — ``Runtime.open``
+  2. governance: site modes, forgetting, operator memory, page lane — shared with the bridge
+  3. UI plumbing: message bridge, ops, vault events, actions, active page
+  4. windows: memory browser, panel, tray (or the browser alone when there is no tray host)
+  5. the bridge on this same asyncio loop (qasync)
+Shutdown is the reverse: bridge closed, ops finished, writer drained, vault closed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+
+import qasync
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
+
+from vodou_desktop.bridge.events import EventHub
+from vodou_desktop.bridge.server import BridgeServer
+from vodou_desktop.bridge.services import Services as BridgeServices
+from vodou_desktop.errors import KnownError
+from vodou_desktop.governance.forget import Forgetting
+from vodou_desktop.governance.opm import OperatorMemory
+from vodou_desktop.governance.sitemodes import SiteModes
+from vodou_desktop.runtime import Runtime
+from vodou_desktop.ui.actions import ActionRegistry
+from vodou_desktop.ui.active_page import ActivePage
+from vodou_desktop.ui.browser.window import MemoryBrowser
+from vodou_desktop.ui.commands import Commands
+from vodou_desktop.ui.hub_signals import HubSignals
+from vodou_desktop.ui.icon import icon_for_state
+from vodou_desktop.ui.panel import Panel
+from vodou_desktop.ui.services import Services
+from vodou_desktop.ui.single_instance import SingleInstance, ask_running_instance_to_show
+from vodou_desktop.ui.tray import Tray, update_actions
+
+log = logging.getLogger(__name__)
+EXTERNAL_POLL_MS = 2000
+NO_TRAY = ("No system tray was found on this desktop, so Vodou runs in this window. "
+           "Closing it quits Vodou.")
+
+
+class Desktop:
+    """Everything the running app owns, built in start order and closed in reverse."""
+
+    def __init__(self, runtime: Runtime, *, bridge_port: int | None = None) -> None:
+        self.runtime = runtime
+        self.bridge_port = bridge_port
+        vault, search = runtime.vault, runtime.search
+        # 2. governance, shared by the tray and the bridge (one forget token table, one rule set)
+        self.sites = SiteModes(vault)
+        self.forgetting = Forgetting(vault)
+        self.hub = EventHub()
+        self.bridge_services = BridgeServices.build(vault, search, self.hub, runtime.settings,
+                                                    sites=self.sites, forgetting=self.forgetting)
+        self.bridge = BridgeServer(self.bridge_services, hub=self.hub, default_port=runtime.settings.bridge_port)
+        # 3. UI plumbing
+        self.services = Services.build(runtime, sites=self.sites, forgetting=self.forgetting,
+                                       page_memory=self.bridge_services.pages, opm=OperatorMemory(vault),
+                                       bridge=self.bridge, extras={"gate": self.bridge_services.gate})
+        self.actions = ActionRegistry()
+        self.active_page = ActivePage(vault, self.sites, self.services.ops)
+        self.hub_signals = HubSignals(self.hub)
+        # 4. windows
+        self.browser = MemoryBrowser(self.services)
+        self.panel = Panel(self.actions, self.services.ops, self.bridge_services.pages, self.bridge_services.gate)
+        self.tray: Tray | None = None
+        self.commands = Commands(self)
+        self.single_instance = SingleInstance()
+        self._poll = QTimer(interval=EXTERNAL_POLL_MS)
+        self._quit = asyncio.Event()
+
+    async def run(self) -> None:
+        """Start, serve until Quit (menu, signal, or the last window without a tray), shut down."""
+        self.start()
+        await self._quit.wait()
+        await self.shutdown()
+
+    def request_quit(self) -> None:
+        self._quit.set()
+
+    def start(self) -> None:
+        self._wire()
+        self.browser.setWindowIcon(icon_for_state("neutral"))
+        if QSystemTrayIcon.isSystemTrayAvailable():
+            self.tray = Tray(self.actions, self.services.model_status.text)
+            self.tray.panel_requested.connect(self.panel.popup_near)
+            self.tray.show()
+            self.active_page.changed.connect(self.tray.set_page)
+            self.services.model_status.changed.connect(self.tray.update_tooltip)
+        else:
+            QApplication.instance().lastWindowClosed.connect(self.request_quit)  # type: ignore[union-attr]
+            self.browser.raise_window()
+            self.services.messages.info(NO_TRAY)
+        if not self.single_instance.listen():
+            self.services.messages.error("Could not open the single-instance socket; a second launch may not find "
+                                         "this one.")
+        self._poll.start()
+        asyncio.ensure_future(self._start_bridge())
+
+    def _wire(self) -> None:
+        self.commands.connect_actions()
+        self.hub.subscribe(self.active_page.on_bridge_event)
+        self.hub_signals.event.connect(self.commands.bridge_event)
+        self.active_page.changed.connect(lambda state: update_actions(self.actions, state))
+        self.active_page.changed.connect(self.panel.set_page)
+        self.services.events.changed.connect(self.active_page.vault_changed)
+        self.services.messages.error_shown.connect(self.commands.show_error)
+        self.single_instance.show_requested.connect(self.browser.raise_window)
+        self._poll.timeout.connect(self.commands.poll_external)
+
+    async def _start_bridge(self) -> None:
+        try:
+            port = await self.bridge.start(self.bridge_port)
+        except KnownError as exc:
+            self.services.messages.error(f"The browser bridge is not running: {exc}")
+            return
+        self.services.messages.info(f"Browser bridge listening on 127.0.0.1:{port}")
+
+    async def shutdown(self) -> None:
+        """Close the bridge first (no new requests), then stop the UI's timers and sockets."""
+        self._poll.stop()
+        self.single_instance.close()
+        await self.bridge.stop()
+        if self.tray is not None:
+            self.tray.icon.hide()
+        self.panel.close()
+        self.browser.close()
+
+    def close(self) -> None:
+        """After the event loop stopped: ops finished, bridge services, then the vault (writer drained)."""
+        self.services.close()
+        self.bridge_services.close()
+        self.runtime.close()
+
+
+def main(args: argparse.Namespace | None = None) -> int:
+    """``vodou``: start the tray app, or raise the running one's memory browser and exit."""
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    app.setApplicationName("Vodou")
+    app.setQuitOnLastWindowClosed(False)
+    if ask_running_instance_to_show():
+        print("Vodou is already running: its memory browser was brought to the front.")
+        return 0
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    try:
+        runtime = Runtime.open(getattr(args, "vault", None), background_backfill=True)
+    except KnownError as exc:
+        QMessageBox.critical(None, "Vodou cannot start", str(exc))
+        print(f"vodou: error: {exc}", file=sys.stderr)
+        return 2
+    desktop = Desktop(runtime)
+    _quit_on_signals(desktop)
+    try:
+        with loop:
+            loop.run_until_complete(desktop.run())
+    finally:
+        desktop.close()
+    return 0
+
+
+def _quit_on_signals(desktop: Desktop) -> None:
+    """SIGINT/SIGTERM quit cleanly; a slow timer lets Python run its handlers under Qt's loop."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: desktop.request_quit())
+    wake = QTimer(desktop.browser, interval=250)
+    wake.timeout.connect(lambda: None)
+    wake.start()

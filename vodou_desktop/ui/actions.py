@@ -1,0 +1,54 @@
+"""Every tray/panel/browser command is registered once here and reused by every menu (Picard).
+
+The tray menu, the embedded panel and the memory browser's menus all hold the same ``QAction``
+objects, so enabling, checking or relabelling one updates it everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction, QActionGroup
+
+MODES = ("off", "suggest", "collect")
+MODE_LABELS = {"off": "Off — never read this site", "suggest": "Suggest — show memory, save nothing",
+               "collect": "Collect — show and save"}
+
+
+class ActionRegistry(QObject):
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._actions: dict[str, QAction] = {}
+        self.mode_group = QActionGroup(self)
+        self.mode_group.setExclusive(True)
+        self.add("page", "No page from the browser yet", enabled=False)
+        for mode in MODES:
+            action = self.add(f"mode.{mode}", MODE_LABELS[mode], checkable=True, enabled=False)
+            action.setData(mode)
+            self.mode_group.addAction(action)
+        self.add("pause", "Pause collection", checkable=True)
+        self.add("open_browser", "Open memory browser")
+        self.add("forget_site", "Forget site…")
+        self.add("pair", "Pair browser extension…")
+        self.add("settings", "Settings…")
+        self.add("backfill", "Embed memories now…")
+        self.add("quit", "Quit Vodou")
+
+    def add(self, name: str, text: str, *, checkable: bool = False, enabled: bool = True) -> QAction:
+        if name in self._actions:
+            raise ValueError(f"action {name!r} is already registered")
+        action = QAction(text, self, objectName=name, checkable=checkable, enabled=enabled)
+        self._actions[name] = action
+        return action
+
+    def __getitem__(self, name: str) -> QAction:
+        return self._actions[name]
+
+    def names(self) -> list[str]:
+        return list(self._actions)
+
+    def on(self, name: str, slot: Callable[..., object]) -> None:
+        """Connect the command's handler (``triggered``; ``toggled`` for checkable ones)."""
+        action = self._actions[name]
+        (action.toggled if action.isCheckable() and not name.startswith("mode.") else action.triggered).connect(slot)

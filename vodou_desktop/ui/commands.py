@@ -1,0 +1,99 @@
+"""What each registered action does. Vault work runs as ops; nothing here blocks the GUI thread."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QMessageBox
+
+from vodou_desktop.bridge import events
+from vodou_desktop.errors import KnownError
+from vodou_desktop.ui.forget_dialog import ForgetSiteDialog
+from vodou_desktop.ui.long_work import JobProgressDialog, backfill_job
+from vodou_desktop.ui.pair_dialog import PairDialog
+from vodou_desktop.ui.settings_dialog import SettingsDialog
+
+
+class Commands:
+    """Handlers for the action registry, bound to the running desktop (see ``app.Desktop``)."""
+
+    def __init__(self, desktop: Any) -> None:
+        self.d = desktop
+        self._dialogs: list[Any] = []
+
+    def connect_actions(self) -> None:
+        actions = self.d.actions
+        actions.mode_group.triggered.connect(lambda action: self.set_mode(action.data()))
+        actions.on("pause", self.set_paused)
+        actions.on("open_browser", self.d.browser.raise_window)
+        actions.on("forget_site", self.forget_site)
+        actions.on("pair", self.pair)
+        actions.on("settings", self.settings)
+        actions.on("backfill", self.backfill)
+        actions.on("quit", self.d.request_quit)
+        for name in ("forget_site", "settings", "backfill"):
+            self.d.browser.menuBar().addAction(actions[name])
+
+    def set_mode(self, mode: str) -> None:
+        """The same service the bridge's PUT uses, so GET /api/page-match/site-mode agrees."""
+        host, sites = self.d.active_page.state.host, self.d.sites
+        if not host:
+            return
+        self.d.services.ops.run(lambda: sites.set_rule(host, mode), lambda _r: self.d.active_page.refresh())
+
+    def set_paused(self, paused: bool) -> None:
+        sites = self.d.sites
+        self.d.services.ops.run(lambda: sites.set_paused(paused), lambda _r: self.d.active_page.refresh())
+
+    def forget_site(self) -> None:
+        self.d.panel.hide()
+        dialog = ForgetSiteDialog(self.d.forgetting, self.d.services.ops, self.d.active_page.state.host or "")
+        self._keep(dialog)
+
+    def pair(self) -> None:
+        self._keep(PairDialog(self.d.bridge, self.d.services.ops))
+
+    def settings(self) -> None:
+        self._keep(SettingsDialog(self.d.services, self.d.sites, self.d.bridge.tokens,
+                                  vault_path=self.d.runtime.vault.path))
+
+    def backfill(self) -> None:
+        try:
+            job = backfill_job(self.d.runtime.vault, self.d.runtime.embedder)
+        except KnownError as exc:
+            self.d.services.messages.error(str(exc))
+            return
+        self._keep(JobProgressDialog(job))
+        job.start()
+
+    def bridge_event(self, kind: str, payload: dict[str, Any]) -> None:
+        if kind == events.PAIRING_CODE:
+            self._keep(PairDialog(self.d.bridge, self.d.services.ops, code=payload))
+        elif kind == events.PAIRED:
+            self.d.services.messages.info(f"Browser extension paired ({payload.get('extensionId')})")
+        elif kind == events.APPROVALS_CHANGED:
+            self.d.panel.refresh()
+            if payload.get("pending") and self.d.tray is not None:
+                self.d.tray.notify("Vodou", f"{payload['pending']} action(s) wait for your approval")
+
+    def show_error(self, text: str) -> None:
+        if self.d.tray is not None:
+            self.d.tray.notify("Vodou", text, error=True)
+
+    def poll_external(self) -> None:
+        """Notice writes by the CLI beside the app (the vault then broadcasts an external change)."""
+        vault = self.d.runtime.vault
+        self.d.services.ops.run(vault.poll_external)
+
+    def _keep(self, dialog: Any) -> None:
+        self._dialogs = [d for d in self._dialogs if d.isVisible()]
+        self._dialogs.append(dialog)
+        dialog.show()
+        dialog.raise_()
+        dialog.activateWindow()
+
+
+def confirm(parent: Any, title: str, text: str) -> bool:
+    answer = QMessageBox.question(parent, title, text, QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                  QMessageBox.StandardButton.No)
+    return answer == QMessageBox.StandardButton.Yes

@@ -1,0 +1,138 @@
+"""Settings: vault location (shown), global default mode, bridge port, meaning search on/off,
+model endpoint, paired browsers with revoke. Saved through ``config.save``; a bad value is
+refused with a message and nothing is written."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from vodou_desktop import config
+from vodou_desktop.errors import InvalidInput
+from vodou_desktop.ui.actions import MODES
+from vodou_desktop.ui.services import Services
+from vodou_desktop.ui.table_model import Column, RecordTableModel
+
+PAIRING_COLUMNS: list[Column[Any]] = [
+    Column("Paired browser", lambda p: f"{p.extension_id}  (since {p.created_at[:10]})")]
+RESTART_NOTE = "Port and meaning-search changes apply the next time Vodou starts."
+
+
+def settings_from_form(base: config.Settings, port_text: str, semantic: bool, endpoint: str,
+                       model: str) -> config.Settings:
+    """A validated copy of ``base`` with the form's values; InvalidInput explains a bad one."""
+    try:
+        port = int(port_text.strip())
+    except ValueError:
+        raise InvalidInput(f"bridge port must be a number between 1024 and 65535, not {port_text!r}") from None
+    embedder = base.embedder if semantic and base.embedder != "none" else ("default" if semantic else "none")
+    updated = dataclasses.replace(base, bridge_port=port, embedder=embedder, model_base_url=endpoint.strip(),
+                                  model_name=model.strip(), extra=dict(base.extra))
+    return updated.validate()
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, services: Services, sites: Any, tokens: Any, *, vault_path: Path,
+                 config_path: Path | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Vodou settings")
+        self.setMinimumWidth(520)
+        self._services, self._sites, self._tokens, self._config_path = services, sites, tokens, config_path
+        self.base = services.runtime.settings
+        self.saved: config.Settings | None = None
+        self.vault = QLabel(str(vault_path), wordWrap=True)
+        self.default_mode = QComboBox()
+        self.default_mode.addItems(MODES)
+        self.default_mode.setEnabled(sites is not None)
+        self.port = QLineEdit(str(self.base.bridge_port))
+        self.semantic = QCheckBox("Search by meaning (embedding model)", checked=self.base.embedder != "none")
+        self.endpoint = QLineEdit(self.base.model_base_url, placeholderText="http://127.0.0.1:8080/v1 (optional)")
+        self.model_name = QLineEdit(self.base.model_name, placeholderText="model name (optional)")
+        self.pairings: RecordTableModel[Any] = RecordTableModel(PAIRING_COLUMNS, self)
+        self.pairings_view = QListView()
+        self.pairings_view.setModel(self.pairings)
+        self.revoke_button = QPushButton("Revoke")
+        self.problem = QLabel(wordWrap=True, styleSheet="color: #b00020")
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        self._layout()
+        self.buttons.accepted.connect(self.save)
+        self.buttons.rejected.connect(self.reject)
+        self.revoke_button.clicked.connect(self.revoke_selected)
+        self._load()
+
+    def _layout(self) -> None:
+        form = QFormLayout()
+        form.addRow("Vault", self.vault)
+        form.addRow("Default mode for sites", self.default_mode)
+        form.addRow("Bridge port", self.port)
+        form.addRow("", self.semantic)
+        form.addRow("Model endpoint", self.endpoint)
+        form.addRow("Model name", self.model_name)
+        revoke_row = QHBoxLayout()
+        revoke_row.addWidget(self.pairings_view, 1)
+        revoke_row.addWidget(self.revoke_button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addLayout(revoke_row)
+        layout.addWidget(QLabel(RESTART_NOTE, styleSheet="color: gray"))
+        layout.addWidget(self.problem)
+        layout.addWidget(self.buttons)
+
+    def _load(self) -> None:
+        sites, tokens = self._sites, self._tokens
+        self._services.ops.run(lambda: (sites.global_default if sites else None,
+                                        tokens.pairings() if tokens else []), self._loaded, owner=self)
+
+    def _loaded(self, data: tuple[str | None, list[Any]]) -> None:
+        mode, pairings = data
+        if mode:
+            self.default_mode.setCurrentText(mode)
+        self.pairings.set_rows(pairings)
+        self.revoke_button.setEnabled(bool(pairings))
+
+    def save(self) -> None:
+        try:
+            settings = settings_from_form(self.base, self.port.text(), self.semantic.isChecked(),
+                                          self.endpoint.text(), self.model_name.text())
+        except InvalidInput as exc:
+            self.problem.setText(f"Not saved: {exc}")
+            return
+        self.problem.clear()
+        sites, mode, path = self._sites, self.default_mode.currentText(), self._config_path
+
+        def work() -> config.Settings:
+            config.save(settings, path)
+            if sites is not None:
+                sites.set_global_default(mode)
+            return settings
+
+        self._services.ops.run(work, self._saved, on_failure=lambda exc: self.problem.setText(f"Not saved: {exc}"),
+                               owner=self)
+
+    def _saved(self, settings: config.Settings) -> None:
+        self.saved = settings
+        self._services.runtime.settings = settings
+        self.accept()
+
+    def revoke_selected(self) -> None:
+        pairing = self.pairings.row_record(self.pairings_view.currentIndex().row())
+        if pairing is None or self._tokens is None:
+            return
+        tokens = self._tokens
+        self._services.ops.run(lambda: tokens.revoke(pairing.extension_id), lambda _r: self._load(), owner=self)
