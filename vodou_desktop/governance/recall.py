@@ -182,13 +182,25 @@ def clip(text: str, limit: int) -> str:
             break
         used += width
         end += 1
-    while end > 0 and (_attaches(text[end]) or text[end - 1] in _JOINERS):
-        end -= 1  # keep a base character with its combining marks and joined sequences
+    while end > 0 and (_attaches(text[end]) or text[end - 1] in _JOINERS or _splits_flag(text, end)):
+        end -= 1  # keep a base character with its combining marks, joined sequences and flag pairs
     cut = text[:end]
     space = cut.rfind(" ")
     if space > 0 and end - space <= 24:
         cut = cut[:space]
     return cut.rstrip() + ELLIPSIS
+
+
+def _splits_flag(text: str, end: int) -> bool:
+    """True when ``end`` falls between the two regional indicators of one flag."""
+    run = 0
+    while end - run > 0 and _regional(text[end - run - 1]):
+        run += 1
+    return run % 2 == 1 and _regional(text[end])
+
+
+def _regional(ch: str) -> bool:
+    return 0x1F1E6 <= ord(ch) <= 0x1F1FF
 
 
 def _attaches(ch: str) -> bool:
