@@ -37,8 +37,8 @@ EXTENSION_ORIGIN = re.compile(r"^chrome-extension://([a-p]{32})$")
 ALLOW_HEADERS = f"Authorization, Content-Type, {CLIENT_HEADER}, {API_HEADER}"
 ALLOW_METHODS = "GET, POST, PUT, DELETE"
 # Stored on the request by the checks, read by ``finish``.
-CORS_ORIGIN = "vodou_cors_origin"
-EXTENSION_ID = "vodou_extension_id"
+CORS_ORIGIN = web.RequestKey("vodou_cors_origin", str)
+EXTENSION_ID = web.RequestKey("vodou_extension_id", str)
 
 
 @web.middleware
@@ -52,11 +52,13 @@ async def finish(request: web.Request, handler: Handler) -> web.StreamResponse:
     except Exception:
         log.exception("bridge: internal error on %s %s", request.method, request.rel_url.path)
         response = error_for(RuntimeError())
-    _stamp_headers(request, response)
+    stamp_headers(request, response)
+    if response.status == 413:
+        response.force_close()  # the unread body is not drained: the connection ends here
     return response
 
 
-def _stamp_headers(request: web.Request, response: web.StreamResponse) -> None:
+def stamp_headers(request: web.Request, response: web.StreamResponse) -> None:
     headers = response.headers
     headers[API_HEADER] = API_VERSION
     headers["X-Content-Type-Options"] = "nosniff"
@@ -100,8 +102,7 @@ async def check_body_size(request: web.Request, handler: Handler) -> web.StreamR
     length = request.content_length
     if length is not None and length > context_of(request).max_body:
         raise Refusal(413, "payload_too_large",
-                      f"the request body is larger than {context_of(request).max_body} bytes",
-                      {hdrs.CONNECTION: "close"})
+                      f"the request body is larger than {context_of(request).max_body} bytes")
     return await handler(request)
 
 

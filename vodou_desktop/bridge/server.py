@@ -16,14 +16,17 @@ from typing import Any
 
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
+from aiohttp.http_exceptions import BadHttpMessage
+from aiohttp.web_protocol import RequestHandler
 
 from vodou_desktop import paths
 from vodou_desktop.bridge import API_VERSION
 from vodou_desktop.bridge.context import CONTEXT, MAX_BODY_BYTES, BridgeContext
 from vodou_desktop.bridge.events import EventHub
 from vodou_desktop.bridge.pairing import PairingCodes
+from vodou_desktop.bridge.responses import CODES, Refusal, error_for
 from vodou_desktop.bridge.routes import add_routes
-from vodou_desktop.bridge.security import MIDDLEWARES
+from vodou_desktop.bridge.security import MIDDLEWARES, stamp_headers
 from vodou_desktop.bridge.tokens import TokenStore
 from vodou_desktop.config import DEFAULT_BRIDGE_PORT
 from vodou_desktop.errors import KnownError
@@ -32,6 +35,39 @@ log = logging.getLogger(__name__)
 access_log = logging.getLogger("vodou_desktop.bridge.access")
 PORT_FALLBACKS = 4
 PORT_FILE = "bridge.json"
+# After an early error (413) the server reads and drops the unsent body for at most this long.
+LINGER_S = 1.0
+
+
+class JsonErrorRequestHandler(RequestHandler):
+    """Requests aiohttp cannot parse (no Host, broken headers) get our JSON errors and headers too."""
+
+    def handle_error(self, request: web.BaseRequest, status: int = 500, exc: BaseException | None = None,
+                     message: str | None = None) -> web.StreamResponse:
+        if request.writer.output_size > 0:
+            raise ConnectionError("response already started; cannot send an error")
+        log.debug("bridge: refused a malformed request (%s)", type(exc).__name__)
+        if isinstance(exc, BadHttpMessage) and "Host" in str(exc.message):
+            response = error_for(Refusal(403, "bad_host", "a request without a Host header is refused"))
+        elif 400 <= status < 500:
+            response = error_for(Refusal(status, CODES.get(status, "bad_request"), "the request is malformed"))
+        else:
+            response = error_for(RuntimeError())
+        stamp_headers(request, response)  # type: ignore[arg-type]
+        response.force_close()
+        return response
+
+
+class _JsonErrorServer(web.Server):
+    def __call__(self) -> RequestHandler:
+        return JsonErrorRequestHandler(self, loop=self._loop, **self._kwargs)
+
+
+class _Runner(web.AppRunner):
+    async def _make_server(self) -> web.Server:
+        server = await super()._make_server()
+        server.__class__ = _JsonErrorServer  # same object, one method changed: parse errors answer JSON
+        return server
 
 
 class PathOnlyAccessLogger(AbstractAccessLogger):
@@ -85,8 +121,8 @@ class BridgeServer:
     async def start(self, port: int | None = None) -> int:
         """Bind 127.0.0.1 on ``port`` (0: any free port), or the default and the next four."""
         candidates = [port] if port is not None else [self.default_port + i for i in range(PORT_FALLBACKS + 1)]
-        runner = web.AppRunner(self.app, access_log_class=PathOnlyAccessLogger, access_log=access_log,
-                               handle_signals=False)
+        runner = _Runner(self.app, access_log_class=PathOnlyAccessLogger, access_log=access_log,
+                               handle_signals=False, lingering_time=LINGER_S)
         await runner.setup()
         errors = []
         for candidate in candidates:
