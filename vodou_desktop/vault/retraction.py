@@ -17,7 +17,6 @@ from typing import Any
 import apsw
 
 from vodou_desktop.vault.clock import now_iso
-from vodou_desktop.vault.connection import scalar
 from vodou_desktop.vault.writer import Change
 
 TIER_RANK = "CASE s.tier WHEN 'pinned' THEN 0 WHEN 'first_party' THEN 1 WHEN 'capture' THEN 2 ELSE 3 END"
@@ -51,7 +50,8 @@ def live_document_count(conn: apsw.Connection, host: str) -> int:
     sql = ("SELECT count(*) FROM documents d WHERE d.invalid_at IS NULL AND (d.page_host = :host"
            " OR d.page_host LIKE :like ESCAPE '\\' OR d.source_id IN (SELECT id FROM memory_sources"
            " WHERE source_host = :host OR source_host LIKE :like ESCAPE '\\'))")
-    return int(scalar(conn, sql, {"host": host, "like": _like(host)}))
+    row = conn.execute(sql, {"host": host, "like": _like(host)}).fetchone()
+    return int(row[0]) if row else 0
 
 
 def record_operation(conn: apsw.Connection, change: Change, kind: str, target: str, detail: dict[str, Any]) -> str:
