@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from vodou_desktop.governance.opm import CATEGORIES, OperatorMemory, canonical_k
 from vodou_desktop.vault import Vault
 from vodou_desktop.vault import opm_store as store
 from vodou_desktop.vault.clock import to_iso
+from vodou_desktop.vault.writer import Change
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -268,8 +270,6 @@ def test_recall_reads_and_writes_only_current_rows(opm: OperatorMemory, vault: V
         return apsw.SQLITE_OK
 
     conn.authorizer = authorizer
-    from vodou_desktop.vault.writer import Change
-
     with conn:
         rows = store.recall_rows(conn, Change(), to_iso(START), 8)
     conn.close()
@@ -360,3 +360,29 @@ def test_export_reads_current_and_history_in_one_transaction(opm: OperatorMemory
     assert (row["revision"], row["content"], snapshot["history"]) == (1, "Answer in French", [])
     after = opm.export()
     assert after["memories"][0]["revision"] == 2 and len(after["history"]) == 1
+
+
+def test_two_vault_handles_racing_for_the_last_slot_store_one(vault_path: Path, vault: Vault) -> None:
+    """Ceiling and dedupe are checked inside the write transaction, so a second process (the CLI
+    beside the app) cannot slip past them."""
+    second = Vault.open(vault_path)
+    outcomes: list[str] = []
+    start = threading.Barrier(2)
+
+    def add(handle: Vault, text: str) -> None:
+        start.wait()
+        try:
+            outcomes.append(OperatorMemory(handle).add("initiative", text).action)
+        except Conflict:
+            outcomes.append("refused")
+
+    try:
+        threads = [threading.Thread(target=add, args=(h, t)) for h, t in ((vault, "Plan A"), (second, "Plan B"))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        second.close()
+    assert sorted(outcomes) == ["added", "refused"]
+    assert len(current(vault)) == 1
