@@ -151,7 +151,7 @@ class OperatorMemory:
         self.vault = vault
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
         self.expiry = {name: c.expiry for name, c in CATEGORIES.items()}
-        self.expiry.update(expiry or {})
+        self.expiry.update({category_of(name).name: delta for name, delta in (expiry or {}).items()})
 
     def now(self) -> str:
         return to_iso(self.clock())
