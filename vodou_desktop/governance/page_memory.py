@@ -47,6 +47,7 @@ class ProbeCache:
         self.ttl = ttl
         self.loads = 0  # vault reads made, for tests and diagnostics
         self._entries: dict[str, tuple[bool, float]] = {}
+        self._generation = 0  # bumped by every invalidation: a read that raced one is not cached
         self._lock = threading.Lock()
         self._unsubscribe = vault.subscribe(self._on_change)
 
@@ -56,17 +57,22 @@ class ProbeCache:
             entry = self._entries.get(key)
             if entry is not None and now - entry[1] < self.ttl:
                 return entry[0]
+            generation = self._generation
         has = bool(self.vault.read(partial(q.page_has_memory, key=key, f=FactFilter(project=ALL_PROJECTS))))
         with self._lock:
             self.loads += 1
-            self._entries[key] = (has, now)
+            if generation == self._generation:
+                self._entries[key] = (has, now)
         return has
 
     def _on_change(self, change: Change) -> None:
         with self._lock:
             if change.external or "*" in change.tables:
+                self._generation += 1
                 self._entries.clear()
                 return
+            if change.page_keys:
+                self._generation += 1
             for key in change.page_keys:
                 self._entries.pop(key, None)
 
