@@ -3,6 +3,7 @@
 
 import { $, ask, say, sayError, show } from './panelkit.js';
 
+const SPEC_WINDOW_S = 8; // used only if the app's answer lacks a usable expiresIn
 let pending = null; // {token, deadline, timer}
 let lastOp = null;
 
@@ -29,7 +30,8 @@ export async function startForget(host, onChange) {
     const dry = await ask('forgetDryRun', { host });
     const docs = dry.documents ? ` ${dry.documents} Library document(s) from it are kept.` : '';
     $('forget-count').textContent = `Forget ${dry.facts} fact(s) from ${dry.host}?${docs}`;
-    pending = { token: dry.token, deadline: Date.now() + dry.expiresIn * 1000, timer: null };
+    const windowS = Number(dry.expiresIn) > 0 ? Number(dry.expiresIn) : SPEC_WINDOW_S;
+    pending = { token: dry.token, deadline: Date.now() + windowS * 1000, timer: null };
     pending.timer = setInterval(tick, 250);
     tick();
     show('forget-confirm', Boolean(pending));
@@ -61,7 +63,7 @@ async function undoForget(onChange) {
     const undone = await ask('forgetUndo', { op: lastOp });
     lastOp = null;
     show('forget-done', false);
-    say(`Restored ${undone.restored} fact(s).`);
+    say(Number.isInteger(undone.restored) ? `Restored ${undone.restored} fact(s).` : 'Restored the forgotten facts.');
     await onChange();
   } catch (error) {
     sayError(error);
