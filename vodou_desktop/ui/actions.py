@@ -26,6 +26,7 @@ class ActionRegistry(QObject):
         for mode in MODES:
             action = self.add(f"mode.{mode}", MODE_LABELS[mode], checkable=True, enabled=False)
             action.setData(mode)
+            action.setIconText(mode.capitalize())  # what the panel's buttons show
             self.mode_group.addAction(action)
         self.add("pause", "Pause collection", checkable=True)
         self.add("open_browser", "Open memory browser")

@@ -27,7 +27,7 @@ Work = Callable[[Progress, threading.Event], Any]
 
 class LongJob(QObject):
     progressed = Signal(int, int)  # done, total
-    finished = Signal(object)  # the work's result (also after a cancel: what was done so far)
+    finished = Signal(object)  # the work's result, also after a cancel (what was done so far)
     failed = Signal(str)
 
     def __init__(self, title: str, work: Work, parent: QObject | None = None) -> None:
@@ -55,7 +55,7 @@ class LongJob(QObject):
 
     def _run(self) -> None:
         try:
-            result = self._work(self.progressed.emit, self.cancel_event)
+            result = self._work(lambda done, total: self.progressed.emit(done, total), self.cancel_event)
         except KnownError as exc:
             self.failed.emit(str(exc))
         except Exception as exc:  # our bug: logged with its traceback, summarised for the person

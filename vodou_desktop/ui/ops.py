@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import shiboken6
@@ -24,10 +25,17 @@ Success = Callable[[Any], None]
 Failure = Callable[[BaseException], None]
 
 
+@dataclass(frozen=True)
+class _Delivery:
+    owner: QObject | None
+    callback: Callable[[Any], None] | None
+    value: Any
+
+
 class Ops(QObject):
     """Runs work in a small thread pool; delivers results by a queued signal to the GUI thread."""
 
-    _finished = Signal(object, object, object, object)  # owner, callback, value, is_error
+    _finished = Signal(object)  # _Delivery
 
     def __init__(self, messages: MessageBridge, workers: int = 2, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -54,19 +62,18 @@ class Ops(QObject):
             try:
                 value = work()
             except BaseException as exc:  # delivered to the GUI thread, never swallowed
-                self._finished.emit(owner, on_failure or self.report, exc, True)
+                self._finished.emit(_Delivery(owner, on_failure or self.report, exc))
                 return
-            self._finished.emit(owner, on_success, value, False)
+            self._finished.emit(_Delivery(owner, on_success, value))
 
         self._pool.submit(job)
 
-    def _deliver(self, owner: QObject | None, callback: Callable[[Any], None] | None, value: Any,
-                 is_error: bool) -> None:
+    def _deliver(self, delivery: _Delivery) -> None:
         self.pending -= 1
-        if owner is not None and not shiboken6.isValid(owner):
+        if delivery.owner is not None and not shiboken6.isValid(delivery.owner):
             return  # the widget that asked is gone
-        if callback is not None:
-            callback(value)
+        if delivery.callback is not None:
+            delivery.callback(delivery.value)
 
     def report(self, exc: BaseException) -> None:
         if isinstance(exc, KnownError):

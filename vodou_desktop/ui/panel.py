@@ -68,7 +68,6 @@ class Panel(QFrame):
         for mode in MODES:
             button = QToolButton(toolButtonStyle=Qt.ToolButtonStyle.ToolButtonTextOnly)
             button.setDefaultAction(actions[f"mode.{mode}"])
-            button.setText(mode.capitalize())
             modes.addWidget(button)
         modes.addStretch(1)
         layout.addLayout(modes)

@@ -47,6 +47,7 @@ class MemoriesTab(QWidget):
         split.addWidget(right)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
+        split.setSizes([640, 420])
         layout = QVBoxLayout(self)
         layout.addWidget(self.search_box)
         layout.addWidget(self.filters)
