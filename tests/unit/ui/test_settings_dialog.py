@@ -1,0 +1,40 @@
+"""Settings: invalid values refused with a message and nothing written; valid ones persisted."""
+
+from __future__ import annotations
+
+from vodou_desktop import config
+from vodou_desktop.governance.sitemodes import SiteModes
+from vodou_desktop.ui.settings_dialog import SettingsDialog
+
+
+def test_bad_port_is_refused_and_nothing_is_written(qtbot, services, vault, tmp_path):
+    path = tmp_path / "settings.json"
+    dialog = SettingsDialog(services, SiteModes(vault), None, vault_path=vault.path, config_path=path)
+    qtbot.addWidget(dialog)
+    assert dialog.vault.text() == str(vault.path)
+    dialog.port.setText("80")
+    dialog.save()
+    assert "Not saved: bridge port must be a number between 1024 and 65535" in dialog.problem.text()
+    dialog.port.setText("abc")
+    dialog.save()
+    assert "not 'abc'" in dialog.problem.text()
+    dialog.endpoint.setText("ftp://model")
+    dialog.port.setText("48000")
+    dialog.save()
+    assert "model endpoint must be an http(s) URL" in dialog.problem.text()
+    assert not path.exists()
+
+
+def test_valid_settings_are_saved(qtbot, services, vault, tmp_path):
+    path = tmp_path / "settings.json"
+    sites = SiteModes(vault)
+    dialog = SettingsDialog(services, sites, None, vault_path=vault.path, config_path=path)
+    qtbot.addWidget(dialog)
+    dialog.port.setText("48000")
+    dialog.semantic.setChecked(False)
+    dialog.default_mode.setCurrentText("suggest")
+    dialog.save()
+    qtbot.waitUntil(lambda: dialog.saved is not None)
+    saved = config.load(path)
+    assert saved.bridge_port == 48000 and saved.embedder == "none"
+    assert sites.global_default == "suggest"
