@@ -84,8 +84,8 @@ def _operation(method: str, path: str, summary: str, props: dict[str, Any] | Non
 
 def document() -> dict[str, Any]:
     paths: dict[str, dict[str, Any]] = {}
-    for method, path, *rest in ROUTE_DOCS:
-        paths.setdefault(path, {})[method.lower()] = _operation(method, path, *rest)
+    for method, path, summary, props, required, ok, extra in ROUTE_DOCS:
+        paths.setdefault(path, {})[method.lower()] = _operation(method, path, summary, props, required, ok, extra)
     return {
         "openapi": "3.0.3",
         "info": {"title": f"{APP_NAME} bridge", "version": API_VERSION,

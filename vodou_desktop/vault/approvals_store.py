@@ -36,8 +36,8 @@ def insert_approval(conn: apsw.Connection, change: Change, tool: str, arguments:
 
 def _row(row: apsw.SQLiteValues) -> dict[str, Any]:
     return {
-        "id": row[0], "tool": row[1], "arguments": json.loads(row[2]), "reason": row[3], "message_id": row[4],
-        "status": row[5], "result": json.loads(row[6]) if row[6] else None, "created_at": row[7],
+        "id": row[0], "tool": row[1], "arguments": json.loads(str(row[2])), "reason": row[3], "message_id": row[4],
+        "status": row[5], "result": json.loads(str(row[6])) if row[6] else None, "created_at": row[7],
         "decided_at": row[8],
     }
 
@@ -56,7 +56,8 @@ def list_approvals(conn: apsw.Connection, pending_only: bool = True, limit: int 
 
 
 def count_pending(conn: apsw.Connection) -> int:
-    return int(conn.execute("SELECT count(*) FROM approvals WHERE status = 'pending'").fetchone()[0])
+    row = conn.execute("SELECT count(*) FROM approvals WHERE status = 'pending'").fetchone()
+    return int(row[0]) if row else 0
 
 
 def claim_pending(conn: apsw.Connection, change: Change, approval_id: int, status: str) -> dict[str, Any]:
