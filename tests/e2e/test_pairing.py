@@ -4,10 +4,13 @@ wrong code is refused; a revoked token makes the panel ask to pair again."""
 from __future__ import annotations
 
 import re
+import shutil
+from pathlib import Path
 
 import pytest
 
 from tests.e2e.browser import Browser
+from tests.e2e.conftest import EXTENSION_DIR, PageSite, VodouServer
 
 pytestmark = pytest.mark.e2e
 
@@ -51,3 +54,27 @@ def test_pairing_end_to_end_then_revocation_asks_to_pair_again(browser: Browser)
     panel.wait_for_selector("#pairing:not([hidden])")
     assert browser.token() == ""
     assert token not in server.output()  # the token never reaches the server's logs
+
+
+def test_another_api_version_is_said_plainly(tmp_path: Path, vodou_server: VodouServer, page_server: PageSite) -> None:
+    """An extension built for API 2.0 against this app (1.0): the app answers 412 and the panel
+    says the versions differ and what to do. (A copy of the extension with its version raised.)"""
+    from playwright.sync_api import sync_playwright
+
+    copy = tmp_path / "extension"
+    shutil.copytree(EXTENSION_DIR, copy)
+    config = copy / "js" / "config.js"
+    config.write_text(config.read_text().replace("API_VERSION = '1.0'", "API_VERSION = '2.0'"))
+    with sync_playwright() as playwright:
+        browser = Browser.launch(playwright, tmp_path / "profile", copy, vodou_server, page_server.port)
+        try:
+            panel = browser.panel()
+            panel.click("#port-box summary")
+            panel.fill("#port", str(vodou_server.port))
+            panel.click("#port-form button")
+            panel.wait_for_selector("#problem:not([hidden])")
+            assert "speaks API 1.0; this extension needs 2.0" in panel.inner_text("#problem-text")
+            assert "Update both to the same release" in panel.inner_text("#problem-todo")
+        finally:
+            browser.close()
+    assert ("GET", "/api/ping", 412) in vodou_server.requests()

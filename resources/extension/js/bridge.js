@@ -66,7 +66,7 @@ async function ping(port, token = '') {
   if (token) headers.Authorization = `Bearer ${token}`; // only ever sent to the port already found
   try {
     const response = await fetchWithTimeout(`http://127.0.0.1:${port}/api/ping`, { headers }, PING_TIMEOUT_MS);
-    if (response.status === 412) return { port, api: 'mismatch' };
+    if (response.status === 412) return { port, api: response.headers.get('X-Vodou-API') || 'another version' };
     if (!response.ok) return null;
     const body = await response.json();
     return body && body.app === APP_ID ? { port, api: body.api, paired: body.paired } : null;
@@ -87,7 +87,7 @@ export async function findApp() {
   for (const port of await candidatePorts()) {
     const answer = await ping(port);
     if (!answer) continue;
-    if (answer.api === 'mismatch' || majorOf(answer.api) !== majorOf(API_VERSION)) {
+    if (majorOf(answer.api) !== majorOf(API_VERSION)) {
       throw new BridgeError('version', `The Vodou app speaks API ${answer.api}; this extension needs ${API_VERSION}.`, 412);
     }
     foundPort = port;
