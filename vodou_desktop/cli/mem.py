@@ -8,8 +8,11 @@ import pkgutil
 import sys
 
 from vodou_desktop.cli.output import fact_line, print_json, progress_to_stderr
-from vodou_desktop.errors import InvalidInput
+from vodou_desktop.errors import InvalidInput, PolicyRefused
+from vodou_desktop.governance.policy import require
+from vodou_desktop.governance.sitemodes import SiteModes
 from vodou_desktop.ingest.remember import Origin, remember
+from vodou_desktop.pages import host_of
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.search.backfill import backfill
 from vodou_desktop.search.embedder import EmbedderState
@@ -89,6 +92,8 @@ def _ensure_embedded(rt: Runtime) -> None:
 def cmd_add(args: argparse.Namespace) -> int:
     # No model here: adding stays instant; the next search (or the running app) embeds it.
     with _open(args, model=False) as rt:
+        if args.url:  # a page attached: the site mode decides, here as in the browser
+            _require_collect(rt, args.url)
         origin = Origin(kind="cli", tier=args.tier, url=args.url, title=args.title, tool="cli")
         fact_id = remember(rt.vault, args.text, origin, kind=args.kind, project=args.project, scope=args.scope)
         fact = rt.vault.read(lambda c: q.get_fact(c, fact_id, FactFilter(project=ALL_PROJECTS)))
@@ -97,6 +102,13 @@ def cmd_add(args: argparse.Namespace) -> int:
         else:
             print(f"remembered #{fact.id}" + (f" in {fact.project}" if fact.project else " (global)"))
     return 0
+
+
+def _require_collect(rt: Runtime, url: str) -> None:
+    try:
+        require(SiteModes(rt.vault), url, "write")
+    except PolicyRefused as exc:
+        raise PolicyRefused(f"{exc} (to allow it: vodou sites set {host_of(url)} collect)") from exc
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -151,6 +163,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_page_link(args: argparse.Namespace) -> int:
     with _open(args, model=False) as rt:
+        _require_collect(rt, args.url)
         rt.vault.write(lambda c, ch: set_page_link(c, ch, args.id, args.url, "manual"))
         fact = rt.vault.read(lambda c: q.get_fact(c, args.id, FactFilter(project=ALL_PROJECTS,
                                                                        include_forgotten=True)))

@@ -7,6 +7,7 @@ Pragmas, chosen once here:
 - ``busy_timeout=5000``: a second process (the CLI beside the running app) waits for the write
   lock instead of failing at once.
 - ``foreign_keys=ON``.
+- ``secure_delete=ON``: deleted rows are overwritten, so an erased memory is gone from the file's bytes.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ def open_connection(path: Path, *, create: bool = True, readonly: bool = False) 
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA trusted_schema=OFF")
+        conn.execute("PRAGMA secure_delete=ON")  # freed pages are zeroed: erased text leaves the file
     return conn
 
 

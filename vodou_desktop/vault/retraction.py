@@ -173,7 +173,6 @@ def existing_fact_ids(conn: apsw.Connection, ids: Iterable[int]) -> list[int]:
 def delete_facts(conn: apsw.Connection, change: Change, ids: Sequence[int]) -> int:
     """Hard delete: entity links, the chunks (FTS rows go with them through the triggers), then any
     source left with neither chunks nor documents (its title and URL could carry the text)."""
-    conn.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed, not left with the text
     _touch_chunks(conn, change, ids)
     groups = group_ids(conn, ids)
     sources: set[int] = set()

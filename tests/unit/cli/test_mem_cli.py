@@ -62,3 +62,15 @@ def test_version_and_real_process_exit_code(vault_arg: list[str]) -> None:
     proc = subprocess.run([sys.executable, "-m", "vodou_desktop", *vault_arg, "mem", "show", "42"],
                           capture_output=True, text=True, env={"VODOU_EMBEDDER": "none", "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.startswith("vodou: error:")
+
+
+def test_add_with_a_url_obeys_the_site_mode(vault_arg: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VODOU_EMBEDDER", "none")
+    refused = run_cli(*vault_arg, "mem", "add", "balance is 1200", "--url", "https://www.chase.com/acct")
+    assert refused.code == 2 and "sensitive default: bank" in refused.err and "vodou sites set" in refused.err
+    assert json.loads(run_cli(*vault_arg, "mem", "list", "--json").out) == []
+    assert run_cli(*vault_arg, "sites", "set", "chase.com", "collect").code == 0
+    assert run_cli(*vault_arg, "mem", "add", "balance is 1200", "--url", "https://www.chase.com/acct").code == 0
+    run_cli(*vault_arg, "sites", "set", "wiki.example", "suggest")
+    linked = run_cli(*vault_arg, "mem", "page-link", "1", "https://wiki.example/a")
+    assert linked.code == 2 and "suggest" in linked.err
