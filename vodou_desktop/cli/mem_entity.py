@@ -35,13 +35,12 @@ def cmd_entity(args: argparse.Namespace) -> int:
         matches = rt.vault.read(partial(es.find_entities, name=args.name))
         if not matches:
             raise NotFound(f"no entity called {args.name!r} (try --scan)")
-        result = [{"entity": name, "facts": rt.vault.read(partial(q.facts_for_entity, entity_id=eid, f=filt))}
-                  for eid, name in matches]
+        result = [(name, rt.vault.read(partial(q.facts_for_entity, entity_id=eid, f=filt))) for eid, name in matches]
     if args.json:
-        print_json([{"entity": r["entity"], "facts": [f.as_json() for f in r["facts"]]} for r in result])
+        print_json([{"entity": name, "facts": [f.as_json() for f in facts]} for name, facts in result])
         return 0
-    for r in result:
-        print(f"{r['entity']}:")
-        for fact in r["facts"] or []:
+    for name, facts in result:
+        print(f"{name}:")
+        for fact in facts:
             print("  " + fact_line(fact))
     return 0

@@ -7,14 +7,15 @@ from collections.abc import Iterable
 import apsw
 
 from vodou_desktop.vault.clock import now_iso
+from vodou_desktop.vault.connection import scalar
 from vodou_desktop.vault.writer import Change
 
 
 def upsert_entity(conn: apsw.Connection, change: Change, name: str) -> int:
     conn.execute("INSERT INTO entities(name, created_at) VALUES (?, ?) ON CONFLICT(name) DO NOTHING", (name, now_iso()))
-    row = conn.execute("SELECT id FROM entities WHERE name = ?", (name,)).fetchone()
+    entity_id = scalar(conn, "SELECT id FROM entities WHERE name = ?", (name,))
     change.touch("entities")
-    return int(row[0])
+    return int(entity_id)
 
 
 def add_aliases(conn: apsw.Connection, change: Change, entity_id: int, aliases: Iterable[str]) -> None:
