@@ -65,6 +65,10 @@ async function refresh() {
       return;
     }
     if (view.match) renderMatch(view.match);
+    else {
+      show('page', false);
+      show('off', false);
+    }
     await refreshApprovals();
   } catch (error) {
     show('page', false);
