@@ -11,6 +11,7 @@ from pathlib import Path
 from vodou_desktop import paths
 from vodou_desktop.cli.output import print_json
 from vodou_desktop.ingest import window as w
+from vodou_desktop.ingest.settle import settle_new_facts
 from vodou_desktop.ingest.watch import SessionWatcher
 from vodou_desktop.runtime import Runtime
 
@@ -60,6 +61,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 def cmd_flush(args: argparse.Namespace) -> int:
     with Runtime.open(args.vault, embedder="none") as rt:
         report = w.flush(rt.vault)
+        settle_new_facts(rt.vault, report.fact_ids)
     if args.json:
         print_json(report.as_json())
     elif not report.entries:

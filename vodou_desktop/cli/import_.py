@@ -9,6 +9,7 @@ from pathlib import Path
 from vodou_desktop.cli.output import print_json
 from vodou_desktop.ingest.exports import FORMATS
 from vodou_desktop.ingest.importer import import_export
+from vodou_desktop.ingest.settle import settle_new_facts
 from vodou_desktop.runtime import Runtime
 
 
@@ -32,6 +33,7 @@ def _progress(done: int, total: int) -> None:
 def cmd_import(args: argparse.Namespace) -> int:
     with Runtime.open(args.vault, embedder="none") as rt:
         report = import_export(rt.vault, args.file, args.import_format, progress=_progress)
+        settle_new_facts(rt.vault, report.fact_ids)  # fact groups wait for `vodou mem dedupe` (model)
     if args.json:
         print_json(report.as_json())
     else:

@@ -31,6 +31,8 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from vodou_desktop.ingest import window as w
+from vodou_desktop.ingest.settle import settle_new_facts
+from vodou_desktop.search.embedder import Embedder
 from vodou_desktop.vault import Change, Vault
 from vodou_desktop.vault import ingest_store as store
 from vodou_desktop.vault.facts import content_hash
@@ -83,8 +85,9 @@ def prompt_text(obj: dict[str, Any]) -> str | None:
 
 class SessionWatcher:
     def __init__(self, vault: Vault, claude_dir: Path, inbox_dir: Path, *, flush_after: float = 5.0,
-                 poll: float = 0.2) -> None:
+                 poll: float = 0.2, embedder: Embedder | None = None) -> None:
         self.vault, self.claude_dir, self.inbox_dir = vault, Path(claude_dir), Path(inbox_dir)
+        self.embedder = embedder
         self.flush_after, self.poll = flush_after, poll
         self.stats = WatchStats()
         self._dirty: set[Path] = set()
@@ -141,6 +144,7 @@ class SessionWatcher:
         if report.entries:
             self.stats.flushes += 1
             self.stats.facts += len(report.fact_ids)
+            settle_new_facts(self.vault, report.fact_ids, self.embedder)
 
     def process_dirty(self) -> None:
         with self._lock:
@@ -217,17 +221,18 @@ class SessionWatcher:
         entry = w.normalise_entry(w.Entry(text[: w.MAX_ENTRY_CHARS], "inbox", project, None,
                                           entry_id=f"{path.name}:{content_hash(text)[:16]}"))
 
-        def job(conn: apsw.Connection, change: Change) -> int | None:
+        def job(conn: apsw.Connection, change: Change) -> list[int] | None:
             if store.seen_value(conn, key) is not None:
                 return None  # this content was ingested before (an editor's second save, a restart)
             report = w.store_window(conn, change, [entry], kind="inbox", tier="capture", title=path.name)
             store.mark_seen(conn, change, key, path.name)
-            return len(report.fact_ids)
+            return report.fact_ids
 
-        facts = self.vault.write(job)
-        if facts is not None:
+        fact_ids = self.vault.write(job)
+        if fact_ids is not None:
             self.stats.inbox_files += 1
-            self.stats.facts += facts
+            self.stats.facts += len(fact_ids)
+            settle_new_facts(self.vault, fact_ids, self.embedder)
         return True
 
 

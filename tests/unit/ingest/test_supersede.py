@@ -56,3 +56,15 @@ def test_projects_do_not_supersede_each_other(vault):
     add(vault, "Jane lives in Oslo.", project="a")
     b = add(vault, "Jane lives in Lima.", project="b")
     assert resolve_contradictions(vault, [b]) == []
+
+
+def test_a_flush_settles_its_new_facts(vault):
+    from vodou_desktop.ingest import window as w
+    from vodou_desktop.ingest.settle import settle_new_facts
+
+    old = add(vault, "I prefer dark mode.", "2025-01-01T00:00:00+00:00")
+    w.enqueue(vault, [w.Entry("I prefer light mode. Jane Doe works at Acme.", "cursor")])
+    report = w.flush(vault)
+    settled = settle_new_facts(vault, report.fact_ids)
+    assert settled.superseded == [(old, report.fact_ids[0])]
+    assert settled.entities == ["Jane Doe"] and not settled.grouped
