@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from vodou_desktop.ingest.fences import strip_context
 from vodou_desktop.vault import Vault
 from vodou_desktop.vault.facts import insert_document, insert_fact, split_document
 from vodou_desktop.vault.sources import stamp_source
@@ -27,7 +28,8 @@ class Origin:
 
 def remember(vault: Vault, text: str, origin: Origin, *, kind: str = "fact", project: str | None = None,
              scope: str | None = None, valid_at: str | None = None, valid_precision: str | None = None) -> int:
-    """Store one fact with its source; returns the fact id."""
+    """Store one fact with its source; returns the fact id. Fenced page text is stripped first."""
+    text = strip_context(text)
 
     def job(conn, change):  # type: ignore[no-untyped-def]
         source_id = stamp_source(conn, change, kind=origin.kind, tier=origin.tier, url=origin.url,
@@ -40,7 +42,7 @@ def remember(vault: Vault, text: str, origin: Origin, *, kind: str = "fact", pro
 
 def save_document(vault: Vault, text: str, origin: Origin, *, project: str | None = None) -> int:
     """Store a Library document (chunked) with its source; returns the document id."""
-    chunks = split_document(text)
+    chunks = split_document(strip_context(text))
 
     def job(conn, change):  # type: ignore[no-untyped-def]
         source_id = stamp_source(conn, change, kind=origin.kind, tier=origin.tier, url=origin.url,
