@@ -28,6 +28,8 @@ TIER_WEIGHTS = {"pinned": 1.1, "first_party": 1.0, "capture": 0.925, "import": 0
 DUPLICATE_WEIGHT = 0.4
 SCOPE_WEIGHT = 2.0
 ALPHA = 0.5
+FUSIONS = ("minmax", "rrf")
+RRF_K = 60
 # Below this cosine a sentence is unrelated for all-MiniLM-L6-v2; such vector hits are dropped and
 # the floor is the "min" of the vector path's min-max scaling, so a weak best hit never scores 1.0.
 MIN_COSINE = 0.25
@@ -51,11 +53,14 @@ class SearchResult:
 
 class SearchService:
     def __init__(self, vault: Vault, embedder: Embedder | None = None, index: VectorIndex | None = None,
-                 alpha: float = ALPHA) -> None:
+                 alpha: float = ALPHA, fusion: str = "minmax") -> None:
+        if fusion not in FUSIONS:
+            raise ValueError(f"fusion must be one of {FUSIONS}, not {fusion!r}")
         self.vault = vault
         self.embedder = embedder
         self.index = index if index is not None else VectorIndex(vault)
         self.alpha = alpha
+        self.fusion = fusion  # "rrf" is kept for bench/fusion.py's comparison
 
     @property
     def semantic(self) -> bool:
@@ -71,8 +76,10 @@ class SearchService:
         kw = self._keyword(text, filt, pool)
         vec = self._vector(text, filt, pool) if self.semantic else {}
         facts = self._hydrate(set(kw) | set(vec), filt)
-        kw_norm = _minmax({i: -s for i, s in kw.items()})
-        vec_norm = _minmax(vec, floor=MIN_COSINE)
+        if self.fusion == "rrf":
+            kw_norm, vec_norm = _rrf({i: -s for i, s in kw.items()}), _rrf(vec)
+        else:
+            kw_norm, vec_norm = _minmax({i: -s for i, s in kw.items()}), _minmax(vec, floor=MIN_COSINE)
         results = [self._score(f, kw, vec, kw_norm, vec_norm, scope) for f in facts.values()]
         results.sort(key=lambda r: (-r.score, -r.fact.id))
         return results[:k]
@@ -125,7 +132,7 @@ class SearchService:
             "path": "hybrid" if vec else "keyword",
             "keyword_bm25": kw.get(fact.id), "keyword_norm": round(kw_norm, 6),
             "vector_cosine": vec.get(fact.id), "vector_norm": round(vec_norm, 6),
-            "alpha": alpha, "fused": round(fused, 6),
+            "fusion": self.fusion, "alpha": alpha, "fused": round(fused, 6),
             "tier": fact.tier, "tier_weight": tier_w,
             "canonical": fact.is_canonical, "duplicate_weight": dup_w,
             "scope": fact.scope, "query_scope": scope, "scope_weight": scope_w,
@@ -142,3 +149,9 @@ def _minmax(scores: dict[int, float], floor: float | None = None) -> dict[int, f
     if hi - lo < 1e-12:
         return {i: 1.0 for i in scores}
     return {i: (s - lo) / (hi - lo) for i, s in scores.items()}
+
+
+def _rrf(scores: dict[int, float]) -> dict[int, float]:
+    """Reciprocal rank fusion's term ``1 / (k + rank)``, rank 1 for the highest score."""
+    ranked = sorted(scores, key=lambda i: -scores[i])
+    return {i: 1.0 / (RRF_K + rank) for rank, i in enumerate(ranked, start=1)}
