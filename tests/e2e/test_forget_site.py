@@ -1,7 +1,7 @@
 """Forget site… from the panel (GOV-7): the first click shows the count; a confirm inside the
 window hides the facts; Undo restores them; a confirm after the window does nothing.
 
-The bridge documents no shorter confirm window for tests, so this waits out the real 8 s."""
+The bridge has no shorter test-only confirm window, so this waits out the real 8 s."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def test_forget_site_two_clicks_window_and_undo(paired: Browser) -> None:
     assert panel.locator("#facts li").count() == 0 and _fact_count(paired, url) == 0
     # Undo restores them.
     panel.click("#forget-undo")
-    panel.wait_for_selector("#message:has-text('Restored')")
+    panel.wait_for_selector("#message:has-text('Restored 2 fact(s)')")
     panel.wait_for_selector(f"#facts li:has-text('{NOTES[0]}')")
     assert _fact_count(paired, url) == 2
 

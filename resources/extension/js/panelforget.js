@@ -1,9 +1,9 @@
 // "Forget site…" in two clicks (GOV-7): the first runs the dry run and shows the count; the
-// confirm is offered only for the window the app gives (expiresIn, 8 s); then Undo.
+// confirm is offered only for the window the app gives (expires_in, 8 s); then Undo.
 
 import { $, ask, say, sayError, show } from './panelkit.js';
 
-const SPEC_WINDOW_S = 8; // used only if the app's answer lacks a usable expiresIn
+const SPEC_WINDOW_S = 8; // used only if the app's answer lacks a usable expires_in
 let pending = null; // {token, deadline, timer}
 let lastOp = null;
 
@@ -30,7 +30,7 @@ export async function startForget(host, onChange) {
     const dry = await ask('forgetDryRun', { host });
     const docs = dry.documents ? ` ${dry.documents} Library document(s) from it are kept.` : '';
     $('forget-count').textContent = `Forget ${dry.facts} fact(s) from ${dry.host}?${docs}`;
-    const windowS = Number(dry.expiresIn) > 0 ? Number(dry.expiresIn) : SPEC_WINDOW_S;
+    const windowS = Number(dry.expires_in) > 0 ? Number(dry.expires_in) : SPEC_WINDOW_S;
     pending = { token: dry.token, deadline: Date.now() + windowS * 1000, timer: null };
     pending.timer = setInterval(tick, 250);
     tick();
@@ -63,7 +63,7 @@ async function undoForget(onChange) {
     const undone = await ask('forgetUndo', { op: lastOp });
     lastOp = null;
     show('forget-done', false);
-    say(Number.isInteger(undone.restored) ? `Restored ${undone.restored} fact(s).` : 'Restored the forgotten facts.');
+    say(Number.isInteger(undone.facts_restored) ? `Restored ${undone.facts_restored} fact(s).` : 'Restored the forgotten facts.');
     await onChange();
   } catch (error) {
     sayError(error);
