@@ -1,0 +1,129 @@
+"""Timing queries: our keyword / vector / hybrid paths and the two plain baselines, same data.
+
+Query embedding is measured on its own and excluded from the vector and hybrid figures: the
+service is given an embedder that returns the real query vectors computed beforehand.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from vodou_desktop.search import keyword
+from vodou_desktop.search.service import SearchService
+from vodou_desktop.search.vectors import VectorIndex
+from vodou_desktop.vault import FactFilter, Vault
+
+PLAIN_OR_SQL = ("SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ?"
+                " ORDER BY rank LIMIT 10")
+
+
+class PrecomputedEmbedder:
+    """Hands the service vectors embedded in advance, so timings exclude query embedding."""
+
+    ready = True
+
+    def __init__(self, vectors: dict[str, np.ndarray], model_name: str) -> None:
+        self._vectors = vectors
+        self.model_name = model_name
+
+    def encode_one(self, text: str) -> np.ndarray:
+        return self._vectors[text]
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        return np.stack([self._vectors[t] for t in texts])
+
+
+@dataclass(frozen=True)
+class Latency:
+    p50: float
+    p95: float
+
+    @classmethod
+    def of(cls, seconds: Sequence[float]) -> Latency:
+        ms = np.asarray(seconds) * 1000.0
+        return cls(float(np.percentile(ms, 50)), float(np.percentile(ms, 95)))
+
+
+def timed(fn: Callable[[Any], object], items: Sequence[Any], warmup: int = 3) -> Latency:
+    for item in items[:warmup]:
+        fn(item)
+    seconds = []
+    for item in items:
+        t0 = time.perf_counter()
+        fn(item)
+        seconds.append(time.perf_counter() - t0)
+    return Latency.of(seconds)
+
+
+def embed_queries(embedder: Any | None, texts: Sequence[str], rng: np.random.Generator,
+                  ) -> tuple[dict[str, np.ndarray], Latency | None]:
+    """Real query vectors (and the per-query embedding time) or random ones without a model."""
+    if embedder is None:
+        vecs = rng.standard_normal((len(texts), 384)).astype(np.float32)
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        return dict(zip(texts, vecs, strict=True)), None
+    out: dict[str, np.ndarray] = {}
+    latency = timed(lambda t: out.__setitem__(t, embedder.encode_one(t)), list(dict.fromkeys(texts)))
+    return out, latency
+
+
+def ours(service: SearchService, keyword_only: SearchService, cases: Sequence[tuple[str, FactFilter]],
+         ) -> dict[str, Latency]:
+    """Our three paths, each with the case's project filter (hard predicates on)."""
+    pool = 50
+    return {
+        "keyword": timed(lambda c: keyword_only.search(c[0], c[1], k=10), cases),
+        "vector": timed(lambda c: service._vector(c[0], c[1], pool), cases),
+        "hybrid": timed(lambda c: service.search(c[0], c[1], k=10), cases),
+    }
+
+
+def plain_fts_or(vault: Vault, texts: Sequence[str]) -> Latency:
+    """Baseline: FTS5 ``a OR b OR c`` bm25 top-10, no join, no filter."""
+    exprs = [e for e in (keyword.match_expression(t, "or") for t in texts) if e]
+
+    def run(expr: str) -> object:
+        return vault.read(lambda conn: conn.execute(PLAIN_OR_SQL, (expr,)).fetchall())
+
+    return timed(run, exprs)
+
+
+def load_matrix(vault: Vault) -> np.ndarray:
+    """Baseline's own float32 copy of every stored embedding (read with plain SQL)."""
+    def read(conn: Any) -> np.ndarray:
+        rows = conn.execute("SELECT embedding FROM chunks WHERE embedding IS NOT NULL ORDER BY id")
+        return np.frombuffer(b"".join(r[0] for r in rows), dtype="<f4").reshape(-1, 384)
+
+    return vault.read(read)
+
+
+def numpy_scan(matrix: np.ndarray, qvecs: Sequence[np.ndarray]) -> Latency:
+    """Baseline: full-matrix product and top-10 (argpartition), no filter."""
+
+    def run(q: np.ndarray) -> object:
+        scores = matrix @ q
+        top = np.argpartition(-scores, 9)[:10]
+        return top[np.argsort(-scores[top])]
+
+    return timed(run, qvecs)
+
+
+def services(vault: Vault, vectors: dict[str, np.ndarray], model_name: str,
+             ) -> tuple[SearchService, SearchService, VectorIndex, float]:
+    """The hybrid and keyword-only services over one index; returns the index load time too."""
+    index = VectorIndex(vault)
+    t0 = time.perf_counter()
+    index.load()
+    load_s = time.perf_counter() - t0
+    hybrid = SearchService(vault, PrecomputedEmbedder(vectors, model_name), index)  # type: ignore[arg-type]
+    return hybrid, SearchService(vault, None, index), index, load_s
+
+
+def cases_for(texts: Sequence[str], projects: Sequence[str]) -> list[tuple[str, FactFilter]]:
+    return [(t, FactFilter(project=projects[i % len(projects)])) for i, t in enumerate(texts)]
+

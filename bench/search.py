@@ -1,0 +1,167 @@
+"""``python -m bench.search --sizes 10000,100000,1000000`` (or ``--quick`` for 10k).
+
+For each size: build a seeded synthetic vault in a temp folder through the real write path, then
+print ingest rates, our keyword / vector / hybrid latency (p50, p95; project filter on; query
+embedding excluded and reported separately), peak RSS, and two baselines on the same data — a
+plain FTS5 ``OR`` bm25 query and a numpy float32 full-matrix scan — with our/baseline ratios.
+Each size runs in its own process so that its peak RSS is its own. Prints; never asserts timings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench import measure
+from bench.build import build
+from bench.corpus import PROJECTS, queries
+from vodou_desktop.vault import Vault
+
+QUERY_PROJECTS = PROJECTS[:6]
+GOAL = {"hybrid_p50_ms": 40.0, "hybrid_p95_ms": 120.0}
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def load_model() -> Any:
+    from vodou_desktop.search.embedder import Embedder, EmbedderState
+
+    model = Embedder("default").start()
+    if model.wait(600) is not EmbedderState.READY:
+        raise SystemExit(f"the embedding model did not load: {model.error}")
+    return model
+
+
+def run_size(size: int, folder: Path, embedder: Any | None, n_queries: int = 200, real: int = 2_000,
+             ) -> dict[str, Any]:
+    """Build one vault of ``size`` chunks in ``folder`` and measure it; returns the report."""
+    texts = queries(n_queries)
+    rng = np.random.default_rng(size)
+    vault = Vault.open(folder / f"bench-{size}.sqlite")
+    try:
+        stats = build(vault, size, embedder, real=min(real, size))
+        qvecs, embed_latency = measure.embed_queries(embedder, texts, rng)
+        hybrid, keyword_only, index, load_s = measure.services(vault, qvecs, stats.embed_model)
+        ours = measure.ours(hybrid, keyword_only, measure.cases_for(texts, QUERY_PROJECTS))
+        rss_ours = peak_rss_mb()
+        index.close()
+        baselines = {"fts_or": measure.plain_fts_or(vault, texts)}
+        matrix = measure.load_matrix(vault)
+        baselines["numpy_scan"] = measure.numpy_scan(matrix, [qvecs[t] for t in texts])
+        return report(stats, ours, baselines, embed_latency, load_s, rss_ours, len(matrix), len(texts))
+    finally:
+        vault.close()
+
+
+def report(stats: Any, ours: dict[str, measure.Latency], baselines: dict[str, measure.Latency],
+           embed_latency: measure.Latency | None, load_s: float, rss_ours: float, vectors: int,
+           n_queries: int) -> dict[str, Any]:
+    """Every figure of one size as plain JSON-able values."""
+    def lat(x: measure.Latency) -> dict[str, float]:
+        return {"p50_ms": round(x.p50, 3), "p95_ms": round(x.p95, 3)}
+
+    both = measure.Latency(baselines["fts_or"].p50 + baselines["numpy_scan"].p50,
+                           baselines["fts_or"].p95 + baselines["numpy_scan"].p95)
+    pairs = {"keyword/fts_or": (ours["keyword"], baselines["fts_or"]),
+             "vector/numpy_scan": (ours["vector"], baselines["numpy_scan"]),
+             "hybrid/(fts_or+numpy_scan)": (ours["hybrid"], both)}
+    return {
+        "size": stats.size, "queries": n_queries, "vectors": vectors,
+        "real_embedded": stats.real_embedded, "embed_model": stats.embed_model,
+        "synthetic_vectors": vectors - stats.real_embedded,
+        "ingest_without_embedding_per_s": round(stats.rate_without_embedding, 1),
+        "ingest_with_embedding_per_s": round(stats.rate_with_embedding, 1),
+        "vector_fill_s": round(stats.seconds_vector_fill, 2), "index_load_s": round(load_s, 2),
+        "query_embedding": lat(embed_latency) if embed_latency else None,
+        "ours": {k: lat(v) for k, v in ours.items()},
+        "baselines": {k: lat(v) for k, v in baselines.items()},
+        "ratios": {k: {"p50": round(a.p50 / max(b.p50, 1e-9), 2), "p95": round(a.p95 / max(b.p95, 1e-9), 2)}
+                   for k, (a, b) in pairs.items()},
+        "peak_rss_mb": round(rss_ours, 1), "peak_rss_with_baselines_mb": round(peak_rss_mb(), 1),
+    }
+
+
+def format_report(r: dict[str, Any]) -> str:
+    o, b, ratio = r["ours"], r["baselines"], r["ratios"]
+    qe = r["query_embedding"]
+    lines = [
+        f"== {r['size']:,} chunks ({r['queries']} queries, project filter on) ==",
+        f"ingest without embedding : {r['ingest_without_embedding_per_s']:>10,.0f} chunks/s",
+        f"ingest with embedding    : {r['ingest_with_embedding_per_s']:>10,.0f} chunks/s"
+        f"  ({r['real_embedded']:,} chunks, {r['embed_model']})",
+        f"vectors                  : {r['vectors']:,} ({r['synthetic_vectors']:,} synthetic: a real vector + noise,"
+        f" normalised; filled in {r['vector_fill_s']} s); index load {r['index_load_s']} s",
+        "query embedding          : " + (f"p50 {qe['p50_ms']:.1f} ms  p95 {qe['p95_ms']:.1f} ms (excluded below)"
+                                         if qe else "no model (random query vectors)"),
+    ]
+    for name in ("keyword", "vector", "hybrid"):
+        lines.append(f"ours {name:<20}: p50 {o[name]['p50_ms']:8.2f} ms  p95 {o[name]['p95_ms']:8.2f} ms")
+    for name, label in (("fts_or", "baseline FTS5 OR bm25"), ("numpy_scan", "baseline numpy scan")):
+        lines.append(f"{label:<25}: p50 {b[name]['p50_ms']:8.2f} ms  p95 {b[name]['p95_ms']:8.2f} ms")
+    for name, v in ratio.items():
+        lines.append(f"ratio {name:<27}: p50 {v['p50']:6.2f}x  p95 {v['p95']:6.2f}x")
+    lines.append(f"peak RSS                 : {r['peak_rss_mb']:,.0f} MB (ours; "
+                 f"{r['peak_rss_with_baselines_mb']:,.0f} MB with the baselines' own matrix)")
+    return "\n".join(lines)
+
+
+def _child(size: int, keep: bool, no_model: bool, real: int) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="vodou-bench-"))
+    try:
+        embedder = None if no_model else load_model()
+        print(json.dumps(run_size(size, folder, embedder, real=real)), flush=True)
+    finally:
+        if keep:
+            print(f"kept {folder}", file=sys.stderr)
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.one:
+        _child(args.one, args.keep, args.no_model, args.real)
+        return 0
+    sizes = [10_000] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
+    real = args.real or (1_000 if args.quick else 2_000)
+    print(f"# vodou search benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}", flush=True)
+    for size in sizes:
+        cmd = [sys.executable, "-m", "bench.search", "--one", str(size), "--real", str(real)]
+        cmd += ["--keep"] * args.keep + ["--no-model"] * args.no_model
+        t0 = time.perf_counter()
+        out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
+        result = json.loads(out.strip().splitlines()[-1])
+        print(format_report(result))
+        print(f"(size done in {time.perf_counter() - t0:.0f} s)\n", flush=True)
+        if args.json:
+            print(json.dumps(result))
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m bench.search", description=__doc__.split("\n")[0])
+    p.add_argument("--sizes", default="10000,100000,1000000", help="comma-separated chunk counts")
+    p.add_argument("--quick", action="store_true", help="10,000 chunks only")
+    p.add_argument("--keep", action="store_true", help="keep the temp vaults")
+    p.add_argument("--no-model", action="store_true", help="random vectors instead of the real model")
+    p.add_argument("--real", type=int, default=0,
+                   help="chunks embedded by the real model (default 2,000; 1,000 with --quick)")
+    p.add_argument("--json", action="store_true", help="also print each size's report as JSON")
+    p.add_argument("--one", type=int, default=0, help=argparse.SUPPRESS)
+    return p
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+"""The benchmark's build and query functions at a tiny size (no model): every figure is reported.
+
+Timings are never asserted; only that each field and each our/baseline ratio is there and sane.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench import fusion
+from bench.corpus import MAX_WORDS, chunks, queries
+from bench.search import format_report, run_size
+from vodou_desktop.search.keyword import terms
+
+LATENCY_PATHS = {"keyword", "vector", "hybrid"}
+BASELINES = {"fts_or", "numpy_scan"}
+RATIOS = {"keyword/fts_or", "vector/numpy_scan", "hybrid/(fts_or+numpy_scan)"}
+
+
+@pytest.fixture(scope="module")
+def tiny_report(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    folder = tmp_path_factory.mktemp("bench")
+    return run_size(300, Path(folder), None, n_queries=24, real=100)
+
+
+def test_report_has_every_figure(tiny_report: dict) -> None:
+    r = tiny_report
+    assert r["size"] == 300 and r["vectors"] == 300
+    assert r["real_embedded"] == 100 and r["synthetic_vectors"] == 200
+    assert r["ingest_without_embedding_per_s"] > 0 and r["ingest_with_embedding_per_s"] > 0
+    assert r["peak_rss_mb"] > 0 and r["peak_rss_with_baselines_mb"] >= r["peak_rss_mb"]
+    assert set(r["ours"]) == LATENCY_PATHS and set(r["baselines"]) == BASELINES
+    for lat in [*r["ours"].values(), *r["baselines"].values()]:
+        assert 0 < lat["p50_ms"] <= lat["p95_ms"]
+
+
+def test_every_ratio_is_ours_over_the_baseline(tiny_report: dict) -> None:
+    r = tiny_report
+    assert set(r["ratios"]) == RATIOS
+    kw = r["ratios"]["keyword/fts_or"]
+    assert kw["p50"] == pytest.approx(r["ours"]["keyword"]["p50_ms"] / r["baselines"]["fts_or"]["p50_ms"], rel=0.02)
+    text = format_report(r)
+    for name in RATIOS:
+        assert f"ratio {name}" in text
+    assert "synthetic" in text and "peak RSS" in text
+
+
+def test_corpus_is_seeded_short_and_varied() -> None:
+    first, again = list(chunks(500)), list(chunks(500))
+    assert first == again
+    lengths = [len(c.text.split()) for c in first]
+    assert min(lengths) >= 8 and max(lengths) <= MAX_WORDS
+    assert len({c.text for c in first}) > 450 and any(c.project is None for c in first)
+    assert len(set(queries(40))) > 20
+
+
+def test_fusion_set_is_consistent() -> None:
+    data = fusion.load_set()
+    facts = {f["id"]: f["text"] for f in data["facts"]}
+    assert len(facts) >= 140 and len(data["queries"]) >= 60
+    for q in data["queries"]:
+        assert q["relevant"] and all(i in facts for i in q["relevant"])
+        if q["kind"] == "paraphrase":
+            for i in q["relevant"]:
+                assert not set(terms(q["query"])) & set(terms(facts[i])), q["query"]
+
+
+def test_fusion_metrics() -> None:
+    assert fusion.metrics([3, 1, 2], [1]) == (0.5, 1.0)
+    assert fusion.metrics([7, 8, 9, 10, 11, 1], [1, 2]) == (1 / 6, 0.0)
