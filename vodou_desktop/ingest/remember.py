@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from vodou_desktop.ingest.fences import strip_context
 from vodou_desktop.vault import Vault
 from vodou_desktop.vault.facts import insert_document, insert_fact, split_document
+from vodou_desktop.vault.revisions import correct_fact, set_pinned
 from vodou_desktop.vault.sources import stamp_source
 
 
@@ -51,3 +52,14 @@ def save_document(vault: Vault, text: str, origin: Origin, *, project: str | Non
                                project=project)
 
     return int(vault.write(job))
+
+
+def correct(vault: Vault, fact_id: int, text: str) -> int:
+    """Replace a fact's text with a new revision (the old one stays as history); returns the new id."""
+    clean = strip_context(text)
+    return int(vault.write(lambda conn, change: correct_fact(conn, change, fact_id, clean)))
+
+
+def pin(vault: Vault, fact_id: int, pinned: bool = True) -> bool:
+    """Pin (tier ``pinned``: it outranks everything) or unpin; returns whether anything changed."""
+    return bool(vault.write(lambda conn, change: set_pinned(conn, change, fact_id, pinned)))

@@ -219,6 +219,13 @@ def _m0001_initial(conn: apsw.Connection) -> None:
     )
 
 
+def _m0002_pinning(conn: apsw.Connection) -> None:
+    # A pinned fact points at a copy of its source with tier 'pinned'; this keeps the original so
+    # unpinning restores the exact provenance.
+    conn.execute("ALTER TABLE chunks ADD COLUMN pinned_from INTEGER REFERENCES memory_sources(id)")
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _m0001_initial),
+    ("0002_pinning", _m0002_pinning),
 ]

@@ -1,0 +1,48 @@
+"""``vodou mem correct`` and ``vodou mem pin``: edit a fact without losing its history."""
+
+from __future__ import annotations
+
+import argparse
+
+from vodou_desktop.cli.output import print_json
+from vodou_desktop.ingest.remember import correct, pin
+from vodou_desktop.runtime import Runtime
+from vodou_desktop.vault import ALL_PROJECTS, FactFilter
+from vodou_desktop.vault import query as q
+
+
+def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    fix = msub.add_parser("correct", help="write a corrected revision of a memory (the old one is kept as history)")
+    fix.add_argument("id", type=int)
+    fix.add_argument("text")
+    fix.add_argument("--json", action="store_true")
+    fix.set_defaults(func=cmd_correct)
+
+    pin_ = msub.add_parser("pin", help="pin a memory so it outranks the rest (--off to unpin)")
+    pin_.add_argument("id", type=int)
+    pin_.add_argument("--off", action="store_true", help="unpin")
+    pin_.add_argument("--json", action="store_true")
+    pin_.set_defaults(func=cmd_pin)
+
+
+def _show(rt: Runtime, fact_id: int, as_json: bool, line: str) -> None:
+    fact = rt.vault.read(lambda c: q.get_fact(c, fact_id, FactFilter(project=ALL_PROJECTS)))
+    if as_json:
+        print_json(fact.as_json())
+    else:
+        print(line.format(fact=fact))
+
+
+def cmd_correct(args: argparse.Namespace) -> int:
+    with Runtime.open(args.vault, embedder="none") as rt:
+        new_id = correct(rt.vault, args.id, args.text)
+        _show(rt, new_id, args.json, "#{fact.id} is revision {fact.revision} (replaces #" + str(args.id) + ")")
+    return 0
+
+
+def cmd_pin(args: argparse.Namespace) -> int:
+    with Runtime.open(args.vault, embedder="none") as rt:
+        changed = pin(rt.vault, args.id, not args.off)
+        state = "unpinned" if args.off else "pinned"
+        _show(rt, args.id, args.json, "#{fact.id} " + (state if changed else f"was already {state}"))
+    return 0
