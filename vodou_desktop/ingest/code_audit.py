@@ -33,6 +33,8 @@ REVIEWED: dict[str, str] = {
     "vault/facts.py:_page_for": "write path: copies the new fact's own source URL onto it",
     "vault/facts.py:insert_document": "write path: copies the new document's own source URL onto it",
     "vault/ingest_store.py:events_for_batch": "reads a batch's input labels (source_events), never facts",
+    "vault/revisions.py:_load": "write path: loads the one fact being corrected or pinned, by id, to copy it",
+    "vault/revisions.py:set_pinned": "write path: copies the fact's own source row into its pinned copy",
 }
 # Modules that ARE a policy: their SQL over governed columns is the policy's own implementation.
 POLICY_MODULES: dict[str, str] = {

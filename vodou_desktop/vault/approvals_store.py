@@ -81,9 +81,3 @@ def set_result(conn: apsw.Connection, change: Change, approval_id: int, status: 
     conn.execute("UPDATE approvals SET status = ?, result = ? WHERE id = ?",
                  (status, json.dumps(result, sort_keys=True, default=str), approval_id))
     change.touch("approvals")
-
-
-def recent_messages(conn: apsw.Connection, limit: int = 50) -> list[dict[str, Any]]:
-    rows = conn.execute("SELECT id, role, content, project_id, created_at FROM messages ORDER BY id DESC LIMIT ?",
-                        (limit,))
-    return [{"id": r[0], "role": r[1], "content": r[2], "project": r[3], "created_at": r[4]} for r in rows]
