@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vodou_desktop import config, paths
+from vodou_desktop.ingest.dedupe import group_via_index
 from vodou_desktop.search.backfill import Backfiller
 from vodou_desktop.search.embedder import Embedder
 from vodou_desktop.search.service import SearchService
@@ -53,11 +54,15 @@ class Runtime:
             search = SearchService(vault, embedder, index)
             runtime = cls(settings, vault, embedder, index, search)
             if background_backfill:
-                runtime.backfiller = Backfiller(vault, embedder).start()
+                runtime.backfiller = Backfiller(vault, embedder, embedded=runtime.group_new_facts).start()
             return runtime
         except BaseException:
             vault.close()
             raise
+
+    def group_new_facts(self, chunk_ids: list[int]) -> None:
+        """Once new chunks have vectors, join near-duplicates to their fact group (ING-2, on write)."""
+        group_via_index(self.vault, self.index, chunk_ids)
 
     def close(self) -> None:
         if self.backfiller:

@@ -6,9 +6,10 @@ import argparse
 import importlib
 import pkgutil
 import sys
+from functools import partial
 
 from vodou_desktop.cli.output import fact_line, print_json, progress_to_stderr
-from vodou_desktop.errors import InvalidInput, PolicyRefused
+from vodou_desktop.errors import InvalidInput, NotFound, PolicyRefused
 from vodou_desktop.governance.policy import require
 from vodou_desktop.governance.sitemodes import SiteModes
 from vodou_desktop.ingest.remember import Origin, remember
@@ -16,8 +17,10 @@ from vodou_desktop.pages import host_of
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.search.backfill import backfill
 from vodou_desktop.search.embedder import EmbedderState
+from vodou_desktop.search.service import MAX_K, SearchResult
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault import query as q
+from vodou_desktop.vault.entities_store import find_entities
 from vodou_desktop.vault.facts import set_page_link
 from vodou_desktop.vault.sources import TIERS
 
@@ -44,6 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     search.add_argument("--project", help="search inside this project (its facts plus global ones)")
     search.add_argument("--scope", help="boost facts with this scope")
     search.add_argument("-k", type=int, default=10, help="number of results (default 10)")
+    search.add_argument("--entity", metavar="NAME", help="only memories that mention this person or thing")
     search.add_argument("--explain", action="store_true", help="show every factor of each score")
     search.add_argument("--json", action="store_true")
     search.set_defaults(func=cmd_search)
@@ -116,8 +120,11 @@ def cmd_search(args: argparse.Namespace) -> int:
         raise InvalidInput("-k must be at least 1")
     with _open(args) as rt:
         _ensure_embedded(rt)
-        project = args.project if args.project else ALL_PROJECTS
-        results = rt.search.search(args.query, FactFilter(project=project), scope=args.scope, k=args.k)
+        filt = FactFilter(project=args.project if args.project else ALL_PROJECTS)
+        if args.entity:
+            results = _entity_results(rt, args, filt)
+        else:
+            results = rt.search.search(args.query, filt, scope=args.scope, k=args.k)
         if args.json:
             print_json([r.as_json(explain=args.explain) for r in results])
             return 0
@@ -128,6 +135,17 @@ def cmd_search(args: argparse.Namespace) -> int:
             if args.explain:
                 print("         " + ", ".join(f"{k}={v}" for k, v in r.factors.items()))
     return 0
+
+
+def _entity_results(rt: Runtime, args: argparse.Namespace, filt: FactFilter) -> list[SearchResult]:
+    """Search, then keep the facts linked to the entity (its name or an alias)."""
+    entities = rt.vault.read(lambda c: find_entities(c, args.entity))
+    if not entities:
+        raise NotFound(f"no person or thing called {args.entity!r} in memory")
+    linked = {f.id for e, _ in entities
+              for f in rt.vault.read(partial(q.facts_for_entity, entity_id=e, f=filt, limit=100_000))}
+    results = rt.search.search(args.query, filt, scope=args.scope, k=MAX_K)
+    return [r for r in results if r.fact.id in linked][: args.k]
 
 
 def cmd_show(args: argparse.Namespace) -> int:

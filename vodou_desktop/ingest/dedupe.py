@@ -24,11 +24,13 @@ from functools import partial
 import numpy as np
 
 from vodou_desktop.search.embedder import Embedder
+from vodou_desktop.search.vectors import VectorIndex
 from vodou_desktop.vault import ALL_PROJECTS, Fact, FactFilter, Vault
 from vodou_desktop.vault import groups as g
 from vodou_desktop.vault import query as q
 
 COSINE_MIN = 0.88
+NEIGHBOURS = 20  # on-write grouping looks at this many nearest facts
 JACCARD_MIN = 0.40
 TIER_RANK = {"pinned": 0, "first_party": 1, "capture": 2, "import": 3}
 _HEADER = re.compile(r"^\s*(?:#+\s|(?:source|title|url|page)\s*:)", re.IGNORECASE)
@@ -179,4 +181,34 @@ def group_new(vault: Vault, embedder: Embedder, new_ids: Sequence[int]) -> Dedup
     rows, groups = _assignments(facts, union, set(new_ids))
     report = DedupeReport(scanned=len(new_ids), groups=groups)
     report.changed = vault.write(partial(g.set_groups, rows=rows))
+    return report
+
+
+def group_via_index(vault: Vault, index: VectorIndex, new_ids: Sequence[int]) -> DedupeReport:
+    """On write, at any vault size: each new (embedded) fact looks only at its nearest neighbours
+    in the in-memory index, joins the group of any that pass both gates, and that group's canonical
+    is re-elected. ``group_new`` does the same by loading every fact; this is what the app runs."""
+    live = FactFilter(project=ALL_PROJECTS)
+    report = DedupeReport(scanned=len(new_ids))
+    vectors = dict(vault.read(partial(q.embeddings_for, ids=list(new_ids))))
+    for new_id, blob in vectors.items():
+        near = [(i, s) for i, s in index.top(np.frombuffer(blob, dtype="<f4"), NEIGHBOURS) if i != new_id]
+        near = [(i, s) for i, s in near if s >= COSINE_MIN]
+        facts = {f.id: f for f in vault.read(partial(q.facts_by_ids, ids=[new_id, *(i for i, _ in near)], f=live))}
+        new = facts.get(new_id)
+        if new is None:
+            continue
+        mates = [facts[i] for i, s in near if i in facts and facts[i].project == new.project
+                 and same_fact(s, new.text, facts[i].text)]
+        if not mates:
+            continue
+        group = min([m.fact_group or m.id for m in mates] + [new.id])
+        members = {new.id: new, **{m.id: m for m in mates}}
+        for m in mates:
+            if m.fact_group is not None:
+                members.update({f.id: f for f in vault.read(partial(q.facts_in_group, group=m.fact_group, f=live))})
+        winner = elect(list(members.values()))
+        rows = [(f.id, group, f.id == winner.id) for f in members.values()]
+        report.changed += vault.write(partial(g.set_groups, rows=rows))
+        report.groups.append([winner.id] + sorted(i for i in members if i != winner.id))
     return report

@@ -22,7 +22,8 @@ Progress = Callable[[int, int], None]  # (done, total)
 
 
 def backfill(vault: Vault, embedder: Embedder, *, batch: int = 128, progress: Progress | None = None,
-             cancel: threading.Event | None = None, after: int = 0, limit: int | None = None) -> int:
+             cancel: threading.Event | None = None, after: int = 0, limit: int | None = None,
+             embedded: Callable[[list[int]], None] | None = None) -> int:
     """Embed chunks without an embedding (ids above ``after``); returns how many were embedded."""
     if not embedder.ready:
         return 0
@@ -38,6 +39,8 @@ def backfill(vault: Vault, embedder: Embedder, *, batch: int = 128, progress: Pr
         vectors = embedder.encode([text for _, text in rows])
         items = list(zip([i for i, _ in rows], vectors, strict=True))
         vault.write(partial(set_embeddings, items=items, model=embedder.model_name))
+        if embedded:
+            embedded([i for i, _ in rows])
         done += len(rows)
         after = rows[-1][0]
         if progress:
@@ -48,8 +51,10 @@ def backfill(vault: Vault, embedder: Embedder, *, batch: int = 128, progress: Pr
 class Backfiller:
     """Keeps embeddings complete in the background: wakes on model ready and on new chunks."""
 
-    def __init__(self, vault: Vault, embedder: Embedder, progress: Progress | None = None) -> None:
+    def __init__(self, vault: Vault, embedder: Embedder, progress: Progress | None = None,
+                 embedded: Callable[[list[int]], None] | None = None) -> None:
         self._vault, self._embedder, self._progress = vault, embedder, progress
+        self._embedded = embedded
         self._wake = threading.Event()
         self._cancel = threading.Event()
         self._stop = False
@@ -87,7 +92,8 @@ class Backfiller:
             self.idle.clear()
             self._cancel.clear()
             try:
-                backfill(self._vault, self._embedder, progress=self._progress, cancel=self._cancel)
+                backfill(self._vault, self._embedder, progress=self._progress, cancel=self._cancel,
+                         embedded=self._embedded)
             except Exception:
                 log.exception("embedding backfill failed; will retry on the next change")
             self.idle.set()

@@ -49,3 +49,16 @@ def test_entities_are_stored_linked_and_listed(vault, vault_path):
     assert [f["id"] for f in json.loads(res.out)[0]["facts"]] == [c]
     res = run_cli("--vault", str(vault_path), "mem", "entity", "Nobody")
     assert res.code == 2 and "no entity called 'Nobody'" in res.err
+
+
+def test_mem_search_entity_keeps_only_that_entitys_facts(vault, vault_path, monkeypatch):
+    monkeypatch.setenv("VODOU_EMBEDDER", "none")
+    a = remember(vault, "Met Jane Doe to plan the garden party.", Origin(kind="cli"))
+    remember(vault, "The garden party needs forty chairs.", Origin(kind="cli"))
+    extract_entities(vault)
+    vault.close()
+    res = run_cli("--vault", str(vault_path), "mem", "search", "garden party", "--entity", "Jane", "--json")
+    assert res.code == 0, res.err
+    assert [f["id"] for f in json.loads(res.out)] == [a]
+    res = run_cli("--vault", str(vault_path), "mem", "search", "garden", "--entity", "Nobody")
+    assert res.code == 2 and "Nobody" in res.err
