@@ -11,9 +11,10 @@ from vodou_desktop.runtime import Runtime
 
 
 def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    forget = msub.add_parser("forget", help="hide every memory from a site (undoable)")
+    forget = msub.add_parser("forget", help="hide every memory from a site, or one memory (undoable)")
     target = forget.add_mutually_exclusive_group(required=True)
     target.add_argument("--host", help="site to forget, with its subdomains")
+    target.add_argument("--id", type=int, help="one memory to forget")
     target.add_argument("--undo", metavar="OP", help="undo a forget by its operation id")
     forget.add_argument("--dry-run", action="store_true", help="only count what would be hidden")
     forget.add_argument("--json", action="store_true")
@@ -33,17 +34,25 @@ def _open(args: argparse.Namespace) -> Runtime:
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
-    if args.undo and args.dry_run:
-        raise InvalidInput("--dry-run goes with --host, not with --undo")
+    if args.dry_run and not args.host:
+        raise InvalidInput("--dry-run goes with --host")
     with _open(args) as rt:
         forgetting = Forgetting(rt.vault)
-        result = forgetting.undo(args.undo) if args.undo else forgetting.forget_host(args.host, args.dry_run)
+        if args.undo:
+            result = forgetting.undo(args.undo)
+        elif args.id is not None:
+            result = forgetting.forget_fact(args.id)
+        else:
+            result = forgetting.forget_host(args.host, args.dry_run)
     if args.json:
         print_json(result)
     elif args.undo:
-        print(f"undone {result['op']}: {result['facts_restored']} memories from {result['host']} visible again"
+        what = f"from {result['host']}" if "host" in result else f"(#{result['id']})"
+        print(f"undone {result['op']}: {result['facts_restored']} memories {what} visible again"
               + (f", {result['facts_still_hidden']} still hidden by another forget"
                  if result["facts_still_hidden"] else ""))
+    elif args.id is not None:
+        print(f"forgot memory #{result['id']}. Undo: vodou mem forget --undo {result['op']}")
     elif args.dry_run:
         print(f"would forget {result['facts']} memories from {result['host']};"
               f" {result['documents']} library documents would be kept")

@@ -1,7 +1,8 @@
 """Forget, undo, erase (GOV-6..8) and the 8-second confirm (GOV-7).
 
 Forget is soft and undoable: it stamps ``invalid_at`` with an operation id on every visible fact
-whose source host or page host is the host or a subdomain. Library documents from the host are
+whose source host or page host is the host or a subdomain (``forget_host``), or on one fact
+(``forget_fact``, the memory browser's Forget). Library documents from the host are
 counted and reported, never removed (a saved article was a deliberate choice). Erase is hard and
 irreversible: rows, their lineage, FTS entries, freed pages and the WAL.
 
@@ -94,18 +95,36 @@ class Forgetting:
 
         return dict(self.vault.write(job))
 
+    def forget_fact(self, fact_id: int) -> dict[str, Any]:
+        """Hide one visible fact under a new operation id (undone by ``undo``). Its revisions and
+        fact group are left alone; a group whose canonical it was elects another."""
+        fact_id = int(fact_id)
+
+        def job(conn, change: Change) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+            state = r.fact_visibility(conn, fact_id)
+            if state is None:
+                raise NotFound(f"no memory with id {fact_id}")
+            if state[0] is not None:
+                raise Conflict(f"memory {fact_id} is already forgotten ({state[1] or 'no reason'})")
+            op = r.record_operation(conn, change, r.FORGET_FACT_KIND, str(fact_id), {"facts": 1})
+            hidden = r.stamp_invalid(conn, change, [fact_id], op)
+            return {"op": op, "id": fact_id, "facts_hidden": hidden}
+
+        return dict(self.vault.write(job))
+
     def _counts(self, host: str) -> dict[str, Any]:
         facts, docs = self.vault.read(lambda c: (len(r.visible_host_fact_ids(c, host)),
                                                  r.live_document_count(c, host)))
         return {"host": host, "facts": facts, "documents": docs}
 
     def undo(self, op: str) -> dict[str, Any]:
-        """Clear exactly the stamps ``op`` set. A fact that another active forget also covers is
-        hidden again under that operation, so undo never resurrects what something else hid."""
+        """Clear exactly the stamps ``op`` (a host or a single-fact forget) set. A fact that another
+        active host forget also covers is hidden again under that operation, so undo never
+        resurrects what something else hid."""
 
         def job(conn, change: Change) -> dict[str, Any]:  # type: ignore[no-untyped-def]
             record = r.get_operation(conn, op)
-            if record is None or record["kind"] != r.FORGET_KIND:
+            if record is None or record["kind"] not in r.UNDOABLE_KINDS:
                 raise NotFound(f"no forget operation {op!r}")
             if record["undone_at"]:
                 raise Conflict(f"operation {op} was already undone at {record['undone_at']}")
@@ -115,7 +134,8 @@ class Forgetting:
                 covered = set(r.visible_host_fact_ids(conn, other_host)) & set(restored)
                 still_hidden += r.stamp_invalid(conn, change, sorted(covered), other)
             r.reelect_canonicals(conn, change, r.group_ids(conn, restored))
-            return {"op": op, "host": record["target"], "facts_restored": len(restored) - still_hidden,
+            target = {"host": record["target"]} if record["kind"] == r.FORGET_KIND else {"id": int(record["target"])}
+            return {"op": op, **target, "facts_restored": len(restored) - still_hidden,
                     "facts_still_hidden": still_hidden}
 
         return dict(self.vault.write(job))

@@ -21,6 +21,8 @@ from vodou_desktop.vault.writer import Change
 
 TIER_RANK = "CASE s.tier WHEN 'pinned' THEN 0 WHEN 'first_party' THEN 1 WHEN 'capture' THEN 2 ELSE 3 END"
 FORGET_KIND = "forget_host"
+FORGET_FACT_KIND = "forget_fact"
+UNDOABLE_KINDS = (FORGET_KIND, FORGET_FACT_KIND)
 
 
 def _like(host: str) -> str:
@@ -44,6 +46,13 @@ def all_host_fact_ids(conn: apsw.Connection, host: str) -> list[int]:
     """Every fact of ``host``, hidden or not (for erase)."""
     sql = f"SELECT c.id FROM chunks c WHERE c.document_id IS NULL AND {_host_clause()} ORDER BY c.id"
     return [int(r[0]) for r in conn.execute(sql, {"host": host, "like": _like(host)})]
+
+
+def fact_visibility(conn: apsw.Connection, fact_id: int) -> tuple[str | None, str | None] | None:
+    """``(invalid_at, invalidated_by)`` of one fact (not a document chunk); None when there is no such fact."""
+    row = conn.execute("SELECT invalid_at, invalidated_by FROM chunks WHERE id = ? AND document_id IS NULL",
+                       (fact_id,)).fetchone()
+    return None if row is None else (row[0], row[1])
 
 
 def live_document_count(conn: apsw.Connection, host: str) -> int:

@@ -77,6 +77,21 @@ def test_forget_dry_run_changes_nothing_and_matches_the_real_run(tmp_path: Path)
     assert again.code == 2 and "already undone" in again.err
 
 
+def test_forget_one_memory_by_id_and_undo(tmp_path: Path) -> None:
+    v = _vault_arg(tmp_path / "v.sqlite")
+    added = json.loads(run_cli(*v, "mem", "add", "a single fact", "--json").out)
+    run_cli(*v, "mem", "add", "another fact")
+    done = run_cli(*v, "mem", "forget", "--id", str(added["id"]))
+    assert done.code == 0 and f"forgot memory #{added['id']}" in done.out
+    op = done.out.split("--undo ")[1].strip()
+    assert [f["text"] for f in json.loads(run_cli(*v, "mem", "list", "--json").out)] == ["another fact"]
+    assert run_cli(*v, "mem", "forget", "--id", str(added["id"])).code == 2  # already forgotten
+    assert run_cli(*v, "mem", "forget", "--id", str(added["id"]), "--dry-run").code == 2
+    undone = run_cli(*v, "mem", "forget", "--undo", op)
+    assert undone.code == 0 and f"1 memories (#{added['id']}) visible again" in undone.out
+    assert len(json.loads(run_cli(*v, "mem", "list", "--json").out)) == 2
+
+
 def test_erase_needs_yes_and_then_leaves_no_bytes(tmp_path: Path) -> None:
     path = tmp_path / "v.sqlite"
     v = _vault_arg(path)

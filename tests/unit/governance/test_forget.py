@@ -148,6 +148,35 @@ def test_undo_leaves_facts_hidden_by_anything_else(vault: Vault, forgetting: For
     assert site_facts["root"] not in _visible_ids(vault)
 
 
+def test_forget_one_fact_hides_only_it_and_undo_brings_it_back(vault: Vault, forgetting: Forgetting,
+                                                                site_facts: dict[str, int]) -> None:
+    result = forgetting.forget_fact(site_facts["root"])
+    assert (result["id"], result["facts_hidden"]) == (site_facts["root"], 1)
+    assert _visible_ids(vault) == set(site_facts.values()) - {site_facts["root"]}
+    assert _fact(vault, site_facts["root"]).invalidated_by == result["op"]
+    with pytest.raises(Conflict, match="already forgotten"):
+        forgetting.forget_fact(site_facts["root"])
+    restored = forgetting.undo(result["op"])
+    assert (restored["id"], restored["facts_restored"]) == (site_facts["root"], 1)
+    assert _visible_ids(vault) == set(site_facts.values())
+    with pytest.raises(Conflict, match="already undone"):
+        forgetting.undo(result["op"])
+    with pytest.raises(NotFound):
+        forgetting.forget_fact(999_999)
+
+
+def test_undoing_a_fact_forget_keeps_it_hidden_under_a_host_forget(vault: Vault, forgetting: Forgetting,
+                                                                   site_facts: dict[str, int]) -> None:
+    one = forgetting.forget_fact(site_facts["root"])
+    host = forgetting.forget_host("example.com")  # "root" is already hidden: not stamped again
+    assert host["facts_hidden"] == 2
+    result = forgetting.undo(one["op"])
+    assert (result["facts_restored"], result["facts_still_hidden"]) == (0, 1)
+    assert _fact(vault, site_facts["root"]).invalidated_by == host["op"]
+    forgetting.undo(host["op"])
+    assert site_facts["root"] in _visible_ids(vault)
+
+
 def _group(vault: Vault, ids: list[int]) -> None:
     def job(conn, change):  # type: ignore[no-untyped-def]
         for i in ids:
