@@ -109,8 +109,7 @@ class SearchService:
         n, total = pool * 4, len(self.index)
         while True:
             cands = self.index.top(qvec, n)
-            allowed = self.vault.read(partial(q.facts_by_ids, ids=[i for i, _ in cands], f=filt))
-            ok = {f.id for f in allowed}
+            ok = self.vault.read(partial(q.allowed_ids, ids=[i for i, _ in cands], f=filt))
             found = {i: s for i, s in cands if i in ok and s >= MIN_COSINE}
             if len(found) >= pool or n >= total or (cands and cands[-1][1] < MIN_COSINE):
                 return dict(sorted(found.items(), key=lambda kv: -kv[1])[:pool])

@@ -121,15 +121,45 @@ def list_facts(conn: apsw.Connection, f: FactFilter, limit: int = 100, offset: i
 
 
 @reader
-def keyword_search(conn: apsw.Connection, match: str, f: FactFilter, limit: int) -> list[tuple[int, float]]:
-    """FTS5 bm25 over fact text under the hard predicates; ``match`` must already be safe."""
+def allowed_ids(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> set[int]:
+    """The ids among ``ids`` that ``f`` lets through: filtering candidates without hydrating facts."""
     where, params = f.where()
-    sql = (
-        "SELECT c.id, bm25(chunks_fts) AS score FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
-        f" JOIN memory_sources s ON s.id = c.source_id WHERE chunks_fts MATCH ? AND {where}"
-        " ORDER BY score LIMIT ?"
-    )
+    out: set[int] = set()
+    ids = list(ids)
+    for start in range(0, len(ids), 900):
+        part = ids[start : start + 900]
+        sql = f"SELECT c.id {_FROM} WHERE {where} AND c.id IN ({','.join('?' * len(part))})"
+        out.update(int(r[0]) for r in conn.execute(sql, [*params, *part]))
+    return out
+
+
+# Ranking alone first, then the predicates on those few ids: joining every match of a common term
+# to chunks and sources before sorting cost ~3x more at 100k chunks (bench/search.py).
+_FTS_RANKED = ("SELECT rowid, bm25(chunks_fts) AS score FROM chunks_fts WHERE chunks_fts MATCH ?"
+               " ORDER BY score LIMIT ?")
+KEYWORD_OVERFETCH = 8
+
+
+@reader
+def keyword_search(conn: apsw.Connection, match: str, f: FactFilter, limit: int) -> list[tuple[int, float]]:
+    """FTS5 bm25 over fact text under the hard predicates; ``match`` must already be safe.
+
+    The best ``limit * KEYWORD_OVERFETCH`` matches are ranked, then filtered; only when too few of
+    them pass (and more matches exist) does the full filtered query run. Same results either way.
+    """
     try:
+        want = limit * KEYWORD_OVERFETCH
+        ranked = [(int(r[0]), float(r[1])) for r in conn.execute(_FTS_RANKED, (match, want))]
+        ok = allowed_ids(conn, [i for i, _ in ranked], f)
+        kept = [(i, score) for i, score in ranked if i in ok]
+        if len(kept) >= limit or len(ranked) < want:
+            return kept[:limit]
+        where, params = f.where()
+        sql = (
+            "SELECT c.id, bm25(chunks_fts) AS score FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
+            f" JOIN memory_sources s ON s.id = c.source_id WHERE chunks_fts MATCH ? AND {where}"
+            " ORDER BY score LIMIT ?"
+        )
         return [(int(r[0]), float(r[1])) for r in conn.execute(sql, [match, *params, limit])]
     except apsw.SQLError as exc:
         raise InvalidInput(f"search query could not be understood: {exc}") from exc
