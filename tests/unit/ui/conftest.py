@@ -7,6 +7,11 @@ from collections.abc import Iterator
 import pytest
 
 from vodou_desktop import config
+from vodou_desktop.governance.approvals import ApprovalGate, ToolBox
+from vodou_desktop.governance.forget import Forgetting
+from vodou_desktop.governance.opm import OperatorMemory
+from vodou_desktop.governance.page_memory import PageMemory
+from vodou_desktop.governance.sitemodes import SiteModes
 from vodou_desktop.ingest.remember import Origin, remember, save_document
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.search.service import SearchService
@@ -49,3 +54,17 @@ def services(keyword_search: SearchService, qtbot) -> Iterator[Services]:  # typ
     svc = make_services(keyword_search, qtbot)
     yield svc
     svc.close()
+
+
+@pytest.fixture
+def governed(keyword_search: SearchService, qtbot) -> Iterator[Services]:  # type: ignore[no-untyped-def]
+    """Services with every governance service the memory browser's tabs and actions use."""
+    vault = keyword_search.vault
+    sites = SiteModes(vault)
+    pages = PageMemory(vault, keyword_search, sites)
+    gate = ApprovalGate(vault, ToolBox(vault, sites, pages, keyword_search))
+    svc = make_services(keyword_search, qtbot, sites=sites, forgetting=Forgetting(vault), page_memory=pages,
+                        opm=OperatorMemory(vault), extras={"gate": gate})
+    yield svc
+    svc.close()
+    pages.close()

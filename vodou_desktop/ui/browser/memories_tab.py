@@ -1,12 +1,15 @@
-"""The Memories tab: live search box, filters, results with their score explanation, details."""
+"""The Memories tab: live search box, filters, results with their score explanation, details,
+and the actions on the selected memory (buttons under the details and the results' context menu)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelection, Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QSplitter, QTreeView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QSplitter, QToolButton, QTreeView, QVBoxLayout, QWidget
 
 from vodou_desktop.search.service import SearchResult
 from vodou_desktop.ui.browser.details import DetailPane, FactDetails, load_details
+from vodou_desktop.ui.browser.fact_actions import NAMES as ACTION_NAMES
+from vodou_desktop.ui.browser.fact_actions import FactActions
 from vodou_desktop.ui.browser.filters import FilterBar
 from vodou_desktop.ui.browser.results_model import ResultsModel
 from vodou_desktop.ui.browser.search_controller import Query, SearchController
@@ -29,6 +32,8 @@ class MemoriesTab(QWidget):
         self.view.setColumnWidth(0, 420)
         self.details = DetailPane()
         self.actions_row = QHBoxLayout()
+        self.fact_actions = FactActions(services, self, follow=self.follow)
+        self._follow: int | None = None
         self.controller = SearchController(services.runtime.search, services.ops, self)
         self._build()
         self.search_box.textChanged.connect(self._request)
@@ -42,6 +47,13 @@ class MemoriesTab(QWidget):
         right_layout = QVBoxLayout(right)
         right_layout.addWidget(self.details, 1)
         right_layout.addLayout(self.actions_row)
+        for name in ACTION_NAMES:
+            button = QToolButton(toolButtonStyle=Qt.ToolButtonStyle.ToolButtonTextOnly)
+            button.setDefaultAction(self.fact_actions[name])
+            self.actions_row.addWidget(button)
+        self.actions_row.addStretch(1)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.view.addActions([self.fact_actions[name] for name in ACTION_NAMES])
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.view)
         split.addWidget(right)
@@ -66,24 +78,36 @@ class MemoriesTab(QWidget):
         result = self.model.result(self.view.currentIndex())
         return result.fact if result else None
 
+    def follow(self, fact_id: int) -> None:
+        """Select ``fact_id`` when it shows up in the results (a correction's new revision)."""
+        self._follow = fact_id
+
     def _show_results(self, results: list[SearchResult]) -> None:
         keep = self.selected_fact()
+        wanted = [fact_id for fact_id in (self._follow, keep.id if keep else None) if fact_id is not None]
         self.model.set_results(results)
         self.results_shown.emit(len(results))
-        if keep is not None:
-            for row, result in enumerate(results):
-                if result.fact.id == keep.id:
-                    self.view.setCurrentIndex(self.model.index(row, 0))
-                    return
+        rows = {result.fact.id: row for row, result in enumerate(results)}
+        for fact_id in wanted:
+            if fact_id in rows:
+                if fact_id == self._follow:
+                    self._follow = None
+                self.view.setCurrentIndex(self.model.index(rows[fact_id], 0))
+                return
+        self._show_nothing()
+
+    def _show_nothing(self) -> None:
         self.details.show_empty()
+        self.fact_actions.set_fact(None)
         self.selection_changed.emit(None)
 
     def _selected(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
         fact = self.selected_fact()
-        self.selection_changed.emit(fact)
         if fact is None:
-            self.details.show_empty()
+            self._show_nothing()
             return
+        self.selection_changed.emit(fact)
+        self.fact_actions.set_fact(fact)
         vault = self._services.runtime.vault
         self._services.ops.run(lambda: load_details(vault, fact.id), self._details_loaded, owner=self)
 
@@ -91,3 +115,4 @@ class MemoriesTab(QWidget):
         current = self.selected_fact()
         if current is not None and current.id == details.fact.id:
             self.details.show_details(details)
+            self.fact_actions.set_fact(details.fact)

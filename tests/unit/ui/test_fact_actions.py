@@ -1,0 +1,160 @@
+"""Actions on one memory in the memory browser: correct, pin, forget / undo, erase, link to page.
+
+Each test drives the real actions and dialogs over a real vault; the views refresh from the
+vault's change events (no test calls refresh).
+"""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QDialogButtonBox, QMessageBox
+
+from vodou_desktop.errors import NotFound
+from vodou_desktop.ui.browser.window import MemoryBrowser
+from vodou_desktop.vault import ALL_PROJECTS, FactFilter
+from vodou_desktop.vault import query as q
+
+DARK = "Prefers dark mode in every editor"
+PNPM = "Use pnpm, not npm, in the web repository"
+OWNER = FactFilter(project=ALL_PROJECTS, include_forgotten=True, include_superseded=True)
+
+
+def shown_texts(browser: MemoryBrowser) -> list[str]:
+    return [r.fact.text for r in browser.memories.model.results]
+
+
+def open_browser(qtbot, services) -> MemoryBrowser:  # type: ignore[no-untyped-def]
+    browser = MemoryBrowser(services)
+    qtbot.addWidget(browser)
+    qtbot.waitUntil(lambda: len(shown_texts(browser)) == 5)
+    return browser
+
+
+def select(qtbot, browser: MemoryBrowser, text: str) -> None:  # type: ignore[no-untyped-def]
+    tab = browser.memories
+    row = shown_texts(browser).index(text)
+    tab.view.setCurrentIndex(tab.model.index(row, 0))
+    qtbot.waitUntil(lambda: tab.details.details is not None and tab.details.details.fact.text == text)
+
+
+def shown_fact(browser: MemoryBrowser):  # type: ignore[no-untyped-def]
+    details = browser.memories.details.details
+    return details.fact if details else None
+
+
+def test_correct_shows_the_new_text_and_the_old_revision_never_recalled(qtbot, governed, seeded):
+    browser = open_browser(qtbot, governed)
+    tab = browser.memories
+    select(qtbot, browser, DARK)
+    tab.fact_actions["correct"].trigger()
+    prompt = tab.fact_actions.prompt
+    assert prompt is not None and prompt.isVisible() and prompt.text() == DARK
+    prompt.set_text("  ")
+    prompt.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    assert prompt.problem.text() == "Nothing typed yet." and prompt.isVisible()
+    prompt.set_text("Prefers light mode in every editor")
+    prompt.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    qtbot.waitUntil(lambda: shown_fact(browser) is not None
+                    and shown_fact(browser).text == "Prefers light mode in every editor")
+    assert not prompt.isVisible()
+    assert "Prefers light mode in every editor" in shown_texts(browser) and DARK not in shown_texts(browser)
+    body = tab.details.body.text()
+    assert f"r1: {DARK} <i>(superseded — never recalled)</i>" in body
+    assert "<b>r2: Prefers light mode in every editor</b>" in body
+    assert [r.revision for r in tab.details.details.revisions] == [1, 2]
+
+
+def test_pin_and_unpin_change_the_tier(qtbot, governed, seeded):
+    browser = open_browser(qtbot, governed)
+    tab = browser.memories
+    select(qtbot, browser, PNPM)
+    assert tab.fact_actions["pin"].text() == "Pin"
+    tab.fact_actions["pin"].trigger()
+    qtbot.waitUntil(lambda: shown_fact(browser).tier == "pinned")
+    assert tab.fact_actions["pin"].text() == "Unpin"
+    assert "<td><i>Tier</i></td><td>pinned</td>" in tab.details.body.text()
+    tab.filters.tier.setCurrentText("pinned")
+    qtbot.waitUntil(lambda: shown_texts(browser) == [PNPM])
+    tab.fact_actions["pin"].trigger()
+    qtbot.waitUntil(lambda: shown_texts(browser) == [])
+    fact = governed.runtime.vault.read(lambda c: q.get_fact(c, seeded[PNPM], OWNER))
+    assert fact.tier == "first_party"
+
+
+def test_forget_hides_until_show_forgotten_and_undo_brings_it_back(qtbot, governed, seeded):
+    browser = open_browser(qtbot, governed)
+    tab = browser.memories
+    actions = tab.fact_actions
+    select(qtbot, browser, PNPM)
+    assert not actions["undo"].isEnabled()
+    actions["forget"].trigger()
+    qtbot.waitUntil(lambda: PNPM not in shown_texts(browser))
+    assert actions["undo"].isEnabled()  # the last forget, though nothing is selected now
+    actions["undo"].trigger()
+    qtbot.waitUntil(lambda: PNPM in shown_texts(browser))
+    assert not actions["undo"].isEnabled()
+    select(qtbot, browser, PNPM)
+    actions["forget"].trigger()
+    qtbot.waitUntil(lambda: PNPM not in shown_texts(browser))
+    tab.filters.forgotten.setChecked(True)
+    qtbot.waitUntil(lambda: PNPM in shown_texts(browser))
+    row = shown_texts(browser).index(PNPM)
+    assert tab.model.index(row, 0).data().endswith("(forgotten)")
+    select(qtbot, browser, PNPM)
+    assert not actions["forget"].isEnabled() and actions["undo"].isEnabled()
+    assert "Forgotten" in tab.details.body.text()
+    actions["undo"].trigger()
+    qtbot.waitUntil(lambda: not shown_fact(browser).forgotten)
+    tab.filters.forgotten.setChecked(False)
+    qtbot.waitUntil(lambda: PNPM in shown_texts(browser) and len(shown_texts(browser)) == 5)
+
+
+def test_erase_needs_the_confirmation_and_cancel_changes_nothing(qtbot, governed, seeded):
+    browser = open_browser(qtbot, governed)
+    actions = browser.memories.fact_actions
+    vault = governed.runtime.vault
+    select(qtbot, browser, DARK)
+    actions["erase"].trigger()
+    box = actions.confirm_box
+    assert box is not None and box.isVisible() and DARK in box.text()
+    box.button(QMessageBox.StandardButton.Cancel).click()
+    qtbot.wait(200)
+    assert governed.ops.pending == 0
+    assert vault.read(lambda c: q.get_fact(c, seeded[DARK], OWNER)).text == DARK
+    assert DARK in shown_texts(browser)
+    actions["erase"].trigger()
+    actions.confirm_box.button(QMessageBox.StandardButton.Yes).click()
+    qtbot.waitUntil(lambda: DARK not in shown_texts(browser))
+    with pytest.raises(NotFound):
+        vault.read(lambda c: q.get_fact(c, seeded[DARK], OWNER))
+
+
+def test_link_to_page_obeys_the_site_mode(qtbot, governed, seeded):
+    governed.sites.set_rule("closed.example.com", "off")
+    browser = open_browser(qtbot, governed)
+    actions = browser.memories.fact_actions
+    select(qtbot, browser, PNPM)
+    actions["link"].trigger()
+    prompt = actions.prompt
+    prompt.set_text("https://closed.example.com/handbook")
+    prompt.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    refusal = "saving from closed.example.com is not allowed: the site mode is off"
+    qtbot.waitUntil(lambda: refusal in prompt.problem.text())
+    assert prompt.isVisible()
+    assert any(kind == "error" and refusal in text for kind, text in governed.messages.history)
+    assert shown_fact(browser).page_url is None
+    prompt.set_text("https://open.example.org/handbook")
+    prompt.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    qtbot.waitUntil(lambda: shown_fact(browser).page_url == "https://open.example.org/handbook")
+    assert not prompt.isVisible()
+    assert 'Page (manual): <a href="https://open.example.org/handbook">' in browser.memories.details.body.text()
+
+
+def test_the_context_menu_holds_the_same_actions(qtbot, governed, seeded):
+    browser = open_browser(qtbot, governed)
+    view_actions = browser.memories.view.actions()
+    assert [a.objectName() for a in view_actions] == ["fact.correct", "fact.pin", "fact.forget", "fact.undo",
+                                                      "fact.erase", "fact.link"]
+    assert not any(a.isEnabled() for a in view_actions)  # nothing selected yet
+    select(qtbot, browser, DARK)
+    assert all(a.isEnabled() for a in view_actions if a.objectName() != "fact.undo")

@@ -1,0 +1,103 @@
+"""The Approvals tab: actions the page assistant asked for and parked until the person decides.
+
+Approve and deny go through the bridge's approval gate, the same service the tray panel uses:
+approving runs the parked action (the site mode still applies), denying drops it. Decided ones
+stay listed with their outcome.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTableView, QVBoxLayout, QWidget
+
+from vodou_desktop.governance.ages import format_age
+from vodou_desktop.ui.services import Services
+from vodou_desktop.ui.table_model import Column, RecordTableModel
+
+Approval = dict[str, Any]
+
+
+def _arguments(approval: Approval) -> str:
+    args = approval.get("arguments")
+    if isinstance(args, dict):
+        if isinstance(args.get("text"), str):
+            return str(args["text"])
+        return ", ".join(f"{k}={v}" for k, v in sorted(args.items()))
+    return json.dumps(args)
+
+
+def _outcome(approval: Approval) -> str:
+    result = approval.get("result")
+    if approval.get("status") == "failed" and isinstance(result, dict):
+        return f"failed: {result.get('error')}"
+    return str(approval.get("status"))
+
+
+COLUMNS: list[Column[Approval]] = [
+    Column("Action", lambda a: a.get("tool")),
+    Column("What", _arguments, _arguments),
+    Column("Why it waits", lambda a: a.get("reason"), lambda a: str(a.get("reason") or "")),
+    Column("Status", _outcome),
+    Column("Asked", lambda a: format_age(a["created_at"], "instant") if a.get("created_at") else ""),
+]
+
+
+class ApprovalsTab(QWidget):
+    def __init__(self, services: Services, gate: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._services, self._gate = services, gate
+        self.model: RecordTableModel[Approval] = RecordTableModel(COLUMNS, self)
+        self.view = QTableView(selectionBehavior=QTableView.SelectionBehavior.SelectRows,
+                               selectionMode=QTableView.SelectionMode.SingleSelection)
+        self.view.setModel(self.model)
+        self.view.setColumnWidth(0, 110)
+        self.view.setColumnWidth(1, 380)
+        self.view.setColumnWidth(2, 260)
+        self.view.horizontalHeader().setStretchLastSection(True)
+        self.approve_button = QPushButton("Approve")
+        self.deny_button = QPushButton("Deny")
+        self.summary = QLabel(styleSheet="color: gray")
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.summary, 1)
+        buttons.addWidget(self.approve_button)
+        buttons.addWidget(self.deny_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.view, 1)
+        layout.addLayout(buttons)
+        self.approve_button.clicked.connect(lambda: self.decide("approve"))
+        self.deny_button.clicked.connect(lambda: self.decide("deny"))
+        self.view.selectionModel().currentRowChanged.connect(lambda _index, _prev: self._update_buttons())
+        self._update_buttons()
+
+    def refresh(self) -> None:
+        gate = self._gate
+        self._services.ops.run(lambda: gate.approvals(pending_only=False), self._loaded, owner=self)
+
+    def _loaded(self, approvals: list[Approval]) -> None:
+        self.model.set_rows(approvals)
+        pending = [row for row, a in enumerate(approvals) if a.get("status") == "pending"]
+        self.summary.setText(f"{len(pending)} waiting for you" if pending else "Nothing waits for your approval.")
+        if pending:
+            self.view.selectRow(pending[0])
+        self._update_buttons()
+
+    def selected(self) -> Approval | None:
+        return self.model.row_record(self.view.currentIndex().row())
+
+    def _update_buttons(self) -> None:
+        approval = self.selected()
+        pending = approval is not None and approval.get("status") == "pending"
+        self.approve_button.setEnabled(pending)
+        self.deny_button.setEnabled(pending)
+
+    def decide(self, decision: str) -> None:
+        """Approve or deny the selected pending action; the list refreshes from the vault change."""
+        approval = self.selected()
+        if approval is None or approval.get("status") != "pending":
+            return
+        gate, approval_id = self._gate, int(approval["id"])
+        self.approve_button.setEnabled(False)
+        self.deny_button.setEnabled(False)
+        self._services.ops.run(lambda: gate.resolve(approval_id, decision), owner=self)

@@ -1,0 +1,107 @@
+"""Small non-blocking questions: a text prompt and a yes/cancel confirmation.
+
+Both are shown with ``open()`` (window-modal, no nested event loop), so the GUI thread never
+waits inside them and tests click their real buttons. The prompt stays open until its work
+succeeds; a refusal (bad text, site mode off) is shown in the prompt itself and in the message
+channel, so the person can fix the input without retyping it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from vodou_desktop.errors import KnownError
+from vodou_desktop.ui.ops import Ops
+
+
+class TextPrompt(QDialog):
+    """Ask for one text; ``submitted(text)`` fires on OK, and the caller closes it on success."""
+
+    submitted = Signal(str)
+
+    def __init__(self, title: str, label: str, text: str = "", *, multiline: bool = False, ok_text: str = "Save",
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.setMinimumWidth(460)
+        self.editor: QPlainTextEdit | QLineEdit
+        if multiline:
+            self.editor = QPlainTextEdit(text)
+            self.editor.setMinimumHeight(90)
+        else:
+            self.editor = QLineEdit(text)
+        self.problem = QLabel(wordWrap=True, styleSheet="color: #b00020")
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(ok_text)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel(label, wordWrap=True))
+        layout.addWidget(self.editor)
+        layout.addWidget(self.problem)
+        layout.addWidget(self.buttons)
+        self.buttons.accepted.connect(self._submit)
+        self.buttons.rejected.connect(self.reject)
+
+    def text(self) -> str:
+        editor = self.editor
+        return editor.toPlainText() if isinstance(editor, QPlainTextEdit) else editor.text()
+
+    def set_text(self, text: str) -> None:
+        editor = self.editor
+        if isinstance(editor, QPlainTextEdit):
+            editor.setPlainText(text)
+        else:
+            editor.setText(text)
+
+    def _submit(self) -> None:
+        if not self.text().strip():
+            self.problem.setText("Nothing typed yet.")
+            return
+        self.problem.clear()
+        self.submitted.emit(self.text())
+
+    def run(self, ops: Ops, work: Callable[[str], Any], on_success: Callable[[Any], None]) -> None:
+        """On each submit run ``work(text)`` as an op; close on success, explain a refusal here."""
+
+        def submitted(text: str) -> None:
+            def done(result: Any) -> None:
+                self.accept()
+                on_success(result)
+
+            ops.run(lambda: work(text), done, on_failure=lambda exc: self._failed(ops, exc), owner=self)
+
+        self.submitted.connect(submitted)
+        self.open()
+
+    def _failed(self, ops: Ops, exc: BaseException) -> None:
+        if isinstance(exc, KnownError):
+            self.problem.setText(str(exc))
+        ops.report(exc)
+
+
+def ask_to_confirm(parent: QWidget, title: str, text: str, yes_text: str, on_yes: Callable[[], None]) -> QMessageBox:
+    """A warning with ``yes_text`` / Cancel; ``on_yes`` runs only when the person confirms."""
+    box = QMessageBox(QMessageBox.Icon.Warning, title, text,
+                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, parent)
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    box.button(QMessageBox.StandardButton.Yes).setText(yes_text)
+
+    def clicked(button: Any) -> None:
+        if box.standardButton(button) == QMessageBox.StandardButton.Yes:
+            on_yes()
+
+    box.buttonClicked.connect(clicked)
+    box.open()
+    return box
