@@ -167,14 +167,19 @@ PARAPHRASES = (
 )
 
 
+QUERY_SHAPES = ("rare", "common", "mixed", "paraphrase")
+
+
+def query_shapes(n: int = 200) -> list[str]:
+    return [QUERY_SHAPES[i % len(QUERY_SHAPES)] for i in range(n)]
+
+
 def queries(n: int = 200, seed: int = 11) -> list[str]:
     """Rare-term, common-term and mixed keyword queries plus natural-language paraphrases."""
     rng = random.Random(seed)
     vocab = Vocabulary(random.Random(7 + 1))  # the corpus vocabulary: rare terms really occur
     out: list[str] = []
-    shapes = ("rare", "common", "mixed", "paraphrase")
-    for i in range(n):
-        shape = shapes[i % len(shapes)]
+    for shape in query_shapes(n):
         if shape == "rare":
             out.append(f"{rng.choice(vocab.surnames[200:6000])} {vocab.pick(rng, 'topic')}")
         elif shape == "common":

@@ -49,7 +49,8 @@ class Latency:
         return cls(float(np.percentile(ms, 50)), float(np.percentile(ms, 95)))
 
 
-def timed(fn: Callable[[Any], object], items: Sequence[Any], warmup: int = 3) -> Latency:
+def samples(fn: Callable[[Any], object], items: Sequence[Any], warmup: int = 3) -> list[float]:
+    """Seconds per item, after a few warm-up calls."""
     for item in items[:warmup]:
         fn(item)
     seconds = []
@@ -57,7 +58,11 @@ def timed(fn: Callable[[Any], object], items: Sequence[Any], warmup: int = 3) ->
         t0 = time.perf_counter()
         fn(item)
         seconds.append(time.perf_counter() - t0)
-    return Latency.of(seconds)
+    return seconds
+
+
+def timed(fn: Callable[[Any], object], items: Sequence[Any], warmup: int = 3) -> Latency:
+    return Latency.of(samples(fn, items, warmup))
 
 
 def embed_queries(embedder: Any | None, texts: Sequence[str], rng: np.random.Generator,
@@ -73,14 +78,17 @@ def embed_queries(embedder: Any | None, texts: Sequence[str], rng: np.random.Gen
 
 
 def ours(service: SearchService, keyword_only: SearchService, cases: Sequence[tuple[str, FactFilter]],
-         ) -> dict[str, Latency]:
-    """Our three paths, each with the case's project filter (hard predicates on)."""
+         shapes: Sequence[str]) -> tuple[dict[str, Latency], dict[str, Latency]]:
+    """Our three paths, each with the case's project filter (hard predicates on); hybrid per shape."""
     pool = 50
+    hybrid = samples(lambda c: service.search(c[0], c[1], k=10), cases)
+    per_shape = {shape: Latency.of([t for t, s in zip(hybrid, shapes, strict=True) if s == shape])
+                 for shape in dict.fromkeys(shapes)}
     return {
         "keyword": timed(lambda c: keyword_only.search(c[0], c[1], k=10), cases),
         "vector": timed(lambda c: service._vector(c[0], c[1], pool), cases),
-        "hybrid": timed(lambda c: service.search(c[0], c[1], k=10), cases),
-    }
+        "hybrid": Latency.of(hybrid),
+    }, per_shape
 
 
 def plain_fts_or(vault: Vault, texts: Sequence[str]) -> Latency:
@@ -126,4 +134,32 @@ def services(vault: Vault, vectors: dict[str, np.ndarray], model_name: str,
 
 def cases_for(texts: Sequence[str], projects: Sequence[str]) -> list[tuple[str, FactFilter]]:
     return [(t, FactFilter(project=projects[i % len(projects)])) for i, t in enumerate(texts)]
+
+
+
+def stages(service: SearchService, cases: Sequence[tuple[str, FactFilter]], vectors: dict[str, np.ndarray],
+           ) -> dict[str, Latency]:
+    """Where a hybrid query's time goes: each step of ``SearchService.search`` timed on its own."""
+    from vodou_desktop.vault import query as q
+
+    pool = 50
+    vault, index = service.vault, service.index
+
+    def fts(mode: str) -> Callable[[tuple[str, FactFilter]], object]:
+        def run(case: tuple[str, FactFilter]) -> object:
+            expr = keyword.match_expression(case[0], mode)
+            return vault.read(lambda conn: q.keyword_search(conn, expr, case[1], pool)) if expr else None
+        return run
+
+    tops = {t: index.top(vectors[t], pool * 4) for t, _ in cases}
+    hits = {t: [r.fact.id for r in service.search(t, f, k=pool)] for t, f in cases}
+    return {
+        "fts_and (filtered, top 50)": timed(fts("and"), cases),
+        "fts_or (filtered, top 50)": timed(fts("or"), cases),
+        "matrix top 200": timed(lambda c: index.top(vectors[c[0]], pool * 4), cases),
+        "filter 200 candidate ids": timed(
+            lambda c: vault.read(lambda conn: q.allowed_ids(conn, [i for i, _ in tops[c[0]]], c[1])), cases),
+        "hydrate the fused ids": timed(
+            lambda c: vault.read(lambda conn: q.facts_by_ids(conn, hits[c[0]], c[1])), cases),
+    }
 

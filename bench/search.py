@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import subprocess
@@ -24,7 +25,7 @@ import numpy as np
 
 from bench import measure
 from bench.build import build
-from bench.corpus import PROJECTS, queries
+from bench.corpus import PROJECTS, queries, query_shapes
 from vodou_desktop.vault import Vault
 
 QUERY_PROJECTS = PROJECTS[:6]
@@ -47,6 +48,7 @@ def load_model() -> Any:
 def run_size(size: int, folder: Path, embedder: Any | None, n_queries: int = 200, real: int = 2_000,
              ) -> dict[str, Any]:
     """Build one vault of ``size`` chunks in ``folder`` and measure it; returns the report."""
+    load_before = os.getloadavg()[0]
     texts = queries(n_queries)
     rng = np.random.default_rng(size)
     vault = Vault.open(folder / f"bench-{size}.sqlite")
@@ -54,24 +56,31 @@ def run_size(size: int, folder: Path, embedder: Any | None, n_queries: int = 200
         stats = build(vault, size, embedder, real=min(real, size))
         qvecs, embed_latency = measure.embed_queries(embedder, texts, rng)
         hybrid, keyword_only, index, load_s = measure.services(vault, qvecs, stats.embed_model)
-        ours = measure.ours(hybrid, keyword_only, measure.cases_for(texts, QUERY_PROJECTS))
+        cases = measure.cases_for(texts, QUERY_PROJECTS)
+        ours, per_shape = measure.ours(hybrid, keyword_only, cases, query_shapes(n_queries))
+        steps = measure.stages(hybrid, cases, qvecs)
         rss_ours = peak_rss_mb()
         index.close()
         baselines = {"fts_or": measure.plain_fts_or(vault, texts)}
         matrix = measure.load_matrix(vault)
         baselines["numpy_scan"] = measure.numpy_scan(matrix, [qvecs[t] for t in texts])
-        return report(stats, ours, baselines, embed_latency, load_s, rss_ours, len(matrix), len(texts))
+        out = report(stats, ours, baselines, embed_latency, load_s, rss_ours, len(matrix), len(texts))
+        out["load_average_1min"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
+        out["hybrid_by_shape"] = {k: lat(v) for k, v in per_shape.items()}
+        out["hybrid_stages"] = {k: lat(v) for k, v in steps.items()}
+        return out
     finally:
         vault.close()
+
+
+def lat(x: measure.Latency) -> dict[str, float]:
+    return {"p50_ms": round(x.p50, 3), "p95_ms": round(x.p95, 3)}
 
 
 def report(stats: Any, ours: dict[str, measure.Latency], baselines: dict[str, measure.Latency],
            embed_latency: measure.Latency | None, load_s: float, rss_ours: float, vectors: int,
            n_queries: int) -> dict[str, Any]:
     """Every figure of one size as plain JSON-able values."""
-    def lat(x: measure.Latency) -> dict[str, float]:
-        return {"p50_ms": round(x.p50, 3), "p95_ms": round(x.p95, 3)}
-
     both = measure.Latency(baselines["fts_or"].p50 + baselines["numpy_scan"].p50,
                            baselines["fts_or"].p95 + baselines["numpy_scan"].p95)
     pairs = {"keyword/fts_or": (ours["keyword"], baselines["fts_or"]),
@@ -112,6 +121,13 @@ def format_report(r: dict[str, Any]) -> str:
         lines.append(f"{label:<25}: p50 {b[name]['p50_ms']:8.2f} ms  p95 {b[name]['p95_ms']:8.2f} ms")
     for name, v in ratio.items():
         lines.append(f"ratio {name:<27}: p50 {v['p50']:6.2f}x  p95 {v['p95']:6.2f}x")
+    for title, key in (("hybrid by query shape", "hybrid_by_shape"), ("hybrid steps, each alone", "hybrid_stages")):
+        lines.append(f"{title}:")
+        for name, v in r.get(key, {}).items():
+            lines.append(f"  {name:<27}: p50 {v['p50_ms']:8.2f} ms  p95 {v['p95_ms']:8.2f} ms")
+    if "load_average_1min" in r:
+        start, end = r["load_average_1min"]
+        lines.append(f"load average (1 min)     : {start} at start, {end} at end (2 cores, shared with other work)")
     lines.append(f"peak RSS                 : {r['peak_rss_mb']:,.0f} MB (ours; "
                  f"{r['peak_rss_with_baselines_mb']:,.0f} MB with the baselines' own matrix)")
     return "\n".join(lines)

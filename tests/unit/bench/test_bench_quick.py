@@ -32,7 +32,9 @@ def test_report_has_every_figure(tiny_report: dict) -> None:
     assert r["ingest_without_embedding_per_s"] > 0 and r["ingest_with_embedding_per_s"] > 0
     assert r["peak_rss_mb"] > 0 and r["peak_rss_with_baselines_mb"] >= r["peak_rss_mb"]
     assert set(r["ours"]) == LATENCY_PATHS and set(r["baselines"]) == BASELINES
-    for lat in [*r["ours"].values(), *r["baselines"].values()]:
+    assert set(r["hybrid_by_shape"]) == {"rare", "common", "mixed", "paraphrase"}
+    assert len(r["hybrid_stages"]) == 5 and len(r["load_average_1min"]) == 2
+    for lat in [*r["ours"].values(), *r["baselines"].values(), *r["hybrid_stages"].values()]:
         assert 0 < lat["p50_ms"] <= lat["p95_ms"]
 
 
