@@ -1,0 +1,206 @@
+"""The memory browser's Sites, Operator memory and Approvals tabs over a real vault.
+
+Changes made from a tab go through the same governance services the bridge and the CLI use,
+and every tab refreshes from the vault's change event (no test calls refresh).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from PySide6.QtWidgets import QDialogButtonBox, QMessageBox
+from pytestqt.modeltest import ModelTester
+
+from vodou_desktop.governance.approvals import Turn
+from vodou_desktop.governance.opm import OperatorMemory
+from vodou_desktop.ui.browser.opm_tab import NEVER_RECALLED
+from vodou_desktop.ui.browser.window import MemoryBrowser
+from vodou_desktop.ui.table_model import Column, RecordTreeModel, TreeRow
+from vodou_desktop.vault import ALL_PROJECTS, FactFilter
+from vodou_desktop.vault import query as q
+
+
+def open_tab(qtbot, services, name: str):  # type: ignore[no-untyped-def]
+    browser = MemoryBrowser(services)
+    qtbot.addWidget(browser)
+    tab = browser.extra_tabs[name]
+    browser.tabs.setCurrentWidget(tab)
+    return browser, tab
+
+
+def table(model) -> list[list[str]]:  # type: ignore[no-untyped-def]
+    return [[model.index(r, c).data() for c in range(model.columnCount())] for r in range(model.rowCount())]
+
+
+def test_only_the_tabs_whose_service_exists_are_shown(qtbot, services, governed):
+    plain = MemoryBrowser(services)
+    qtbot.addWidget(plain)
+    assert [plain.tabs.tabText(i) for i in range(plain.tabs.count())] == ["Memories", "Library"]
+    full, _tab = open_tab(qtbot, governed, "Sites")
+    assert [full.tabs.tabText(i) for i in range(full.tabs.count())] == [
+        "Memories", "Library", "Sites", "Operator memory", "Approvals"]
+
+
+# -- Sites ------------------------------------------------------------------------------------
+
+def test_sites_list_hosts_with_mode_reason_and_fact_count(qtbot, governed, seeded):
+    governed.sites.set_rule("mybank.example", "off")
+    _browser, tab = open_tab(qtbot, governed, "Sites")
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 3)
+    assert table(tab.model) == [
+        ["doc.rust-lang.org", "collect", "global default", "1"],
+        ["mybank.example", "off", "user rule on mybank.example", "0"],
+        ["wiki.example.com", "collect", "global default", "1"],
+    ]
+    assert "Other sites: collect (global default)" in tab.summary.text()
+    ModelTester(None).check(tab.model)
+
+
+def test_a_mode_set_in_the_sites_tab_is_what_site_modes_resolve(qtbot, governed, seeded):
+    _browser, tab = open_tab(qtbot, governed, "Sites")
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 2)
+    tab.view.selectRow(1)
+    assert tab.host.text() == "wiki.example.com"
+    tab.mode_buttons["suggest"].click()
+    qtbot.waitUntil(lambda: tab.model.row_record(1).mode == "suggest")
+    assert tab.model.row_record(1).reason == "user rule on wiki.example.com"
+    resolved = governed.sites.resolve("https://wiki.example.com/ops")
+    assert (resolved.mode, resolved.reason) == ("suggest", "user rule on wiki.example.com")
+    tab.clear_button.click()
+    qtbot.waitUntil(lambda: tab.model.row_record(1).reason == "global default")
+    assert governed.sites.resolve("wiki.example.com").mode == "collect"
+
+
+def test_a_new_site_can_be_typed_and_a_bad_one_is_explained(qtbot, governed, seeded):
+    _browser, tab = open_tab(qtbot, governed, "Sites")
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 2)
+    tab.host.setText("javascript:alert(1)")
+    tab.mode_buttons["off"].click()
+    qtbot.waitUntil(lambda: tab.problem.text() != "")
+    assert governed.messages.history[-1][0] == "error"
+    assert governed.sites.rules() == []
+    tab.host.setText("News.Example.ORG")
+    tab.mode_buttons["off"].click()
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 3)
+    assert [r.host for r in tab.model.rows if r.mode == "off"] == ["news.example.org"]
+    assert governed.sites.resolve("https://a.news.example.org/").mode == "off"
+
+
+# -- Operator memory --------------------------------------------------------------------------
+
+def _seed_opm(vault) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    opm = OperatorMemory(vault)
+    pref = opm.add("preference", "Answer in British English").memory.id
+    opm.correct(pref, "Answer in British English, metric units", source_ref="settings")
+    initiative = opm.add("initiative", "Finish the tax return this month").memory.id
+    past = OperatorMemory(vault, clock=lambda: datetime(2020, 1, 1, tzinfo=UTC))
+    old = past.add("pinned_context", "Working on the 2019 migration").memory.id
+    return {"pref": pref, "initiative": initiative, "old": old}
+
+
+def _opm_rows(model) -> dict[str, list[str]]:  # type: ignore[no-untyped-def]
+    rows = {}
+    for cat in range(model.rowCount()):
+        parent = model.index(cat, 0)
+        rows[parent.data()] = [model.index(i, 0, parent).data() for i in range(model.rowCount(parent))]
+    return rows
+
+
+def test_operator_memory_shows_categories_status_expiry_and_history(qtbot, governed):
+    ids = _seed_opm(governed.runtime.vault)
+    _browser, tab = open_tab(qtbot, governed, "Operator memory")
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 3 and len(tab.model.records()) == 7)
+    assert _opm_rows(tab.model) == {
+        "Standing initiatives — 1 of 1": ["Finish the tax return this month"],
+        "Preferences — 1 of 12": ["Answer in British English, metric units"],
+        "Pinned contexts — 1 of 8": ["Working on the 2019 migration"],
+    }
+    by_text = {item.text: item for item in tab.model.records()}
+    pref = by_text["Answer in British English, metric units"]
+    assert (pref.status, pref.revision, pref.source) == ("active", "r2", "settings (first from operator)")
+    assert "(in 364 days)" in pref.expires or "(in 365 days)" in pref.expires
+    history = by_text["Answer in British English"]
+    assert (history.kind, history.status, history.revision) == ("revision", NEVER_RECALLED, "r1 → r2")
+    old = by_text["Working on the 2019 migration"]
+    expired_on = datetime(2020, 3, 31, tzinfo=UTC).astimezone().date().isoformat()  # shown as a local date
+    assert (old.status, old.expires) == ("expired", f"expired {expired_on}")
+    assert by_text["Pinned contexts — 1 of 8"].expires == "after 90 days"
+    assert ids["old"] == old.memory_id
+    ModelTester(None).check(tab.model)
+
+
+def test_reauthorize_correct_and_forget_an_operator_memory(qtbot, governed):
+    ids = _seed_opm(governed.runtime.vault)
+    _browser, tab = open_tab(qtbot, governed, "Operator memory")
+    qtbot.waitUntil(lambda: len(tab.model.records()) == 7)
+    assert not tab.reauthorize_button.isEnabled()
+    tab.select(ids["old"])
+    tab.reauthorize_button.click()
+    qtbot.waitUntil(lambda: tab.selected() is not None and tab.selected().status == "active")
+    assert governed.opm.get(ids["old"]).status == "active"
+    tab.correct_button.click()
+    tab.prompt.set_text("Working on the 2025 migration")
+    tab.prompt.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    qtbot.waitUntil(lambda: tab.selected() is not None and tab.selected().text == "Working on the 2025 migration")
+    texts = {item.text: item.status for item in tab.model.records()}
+    assert texts["Working on the 2019 migration"] == NEVER_RECALLED
+    tab.forget_button.click()
+    tab.confirm_box.button(QMessageBox.StandardButton.Cancel).click()
+    tab.select(ids["old"])
+    tab.forget_button.click()
+    tab.confirm_box.button(QMessageBox.StandardButton.Yes).click()
+    qtbot.waitUntil(lambda: "Pinned contexts — 0 of 8" in _opm_rows(tab.model))
+    assert [m.memory.id for m in governed.opm.list_memories()] == [ids["initiative"], ids["pref"]]
+
+
+def test_a_refused_operator_memory_correction_is_shown_in_the_prompt(qtbot, governed):
+    ids = _seed_opm(governed.runtime.vault)
+    governed.opm.add("preference", "Short answers")
+    _browser, tab = open_tab(qtbot, governed, "Operator memory")
+    qtbot.waitUntil(lambda: len(tab.model.records()) == 8)
+    tab.select(ids["pref"])
+    tab.correct_button.click()
+    tab.prompt.set_text("short answers!")
+    tab.prompt.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    qtbot.waitUntil(lambda: "already stored" in tab.prompt.problem.text())
+    assert tab.prompt.isVisible()
+
+
+# -- Approvals --------------------------------------------------------------------------------
+
+def test_approve_and_deny_from_the_approvals_tab(qtbot, governed):
+    gate = governed.extras["gate"]
+    turn = Turn(None, has_page_content=True)
+    first = gate.submit("remember", {"text": "Remember the first parked fact"}, turn)["approval"]["id"]
+    second = gate.submit("remember", {"text": "Remember the second parked fact"}, turn)["approval"]["id"]
+    _browser, tab = open_tab(qtbot, governed, "Approvals")
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 2)
+    assert tab.summary.text() == "2 waiting for you"
+    assert table(tab.model)[0][:4] == ["remember", "Remember the second parked fact",
+                                       tab.model.row_record(0)["reason"], "pending"]
+    ModelTester(None).check(tab.model)
+    assert tab.selected()["id"] == second
+    tab.deny_button.click()
+    qtbot.waitUntil(lambda: tab.summary.text() == "1 waiting for you")
+    assert tab.selected()["id"] == first
+    tab.approve_button.click()
+    qtbot.waitUntil(lambda: tab.summary.text() == "Nothing waits for your approval.")
+    assert [r["status"] for r in tab.model.rows] == ["denied", "approved"]
+    assert not tab.approve_button.isEnabled()
+    facts = governed.runtime.vault.read(lambda c: q.list_facts(c, FactFilter(project=ALL_PROJECTS)))
+    assert [f.text for f in facts] == ["Remember the first parked fact"]
+
+
+# -- the tree model ---------------------------------------------------------------------------
+
+def test_record_tree_model_passes_the_model_tester(qtbot):
+    model: RecordTreeModel[str] = RecordTreeModel([Column("Name", str.upper), Column("Length", len)])
+    tester = ModelTester(None)
+    tester.check(model)
+    model.set_rows([TreeRow("a", [TreeRow("aa", [TreeRow("aaa")]), TreeRow("ab")]), TreeRow("b")])
+    tester.check(model)
+    assert model.index(0, 0, model.index(0, 0)).data() == "AA"
+    assert model.parent(model.index(0, 0, model.index(0, 0, model.index(0, 0)))).data() == "AA"
+    assert model.records() == ["a", "aa", "aaa", "ab", "b"]
+    model.set_rows([])
+    tester.check(model)
