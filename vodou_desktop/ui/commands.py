@@ -10,7 +10,7 @@ from vodou_desktop.bridge import events
 from vodou_desktop.errors import KnownError
 from vodou_desktop.ui.forget_dialog import ForgetSiteDialog
 from vodou_desktop.ui.long_work import JobProgressDialog, backfill_job
-from vodou_desktop.ui.pair_dialog import PairDialog
+from vodou_desktop.ui.pair_dialog import PairDialog, spaced_code
 from vodou_desktop.ui.settings_dialog import SettingsDialog
 
 
@@ -69,6 +69,10 @@ class Commands:
     def bridge_event(self, kind: str, payload: dict[str, Any]) -> None:
         if kind == events.PAIRING_CODE:
             self._keep(PairDialog(self.d.bridge, self.d.services.ops, code=payload))
+            shown = spaced_code(str(payload.get("code", "")))
+            self.d.services.messages.info(f"Pairing code for the browser extension: {shown}")
+            if self.d.tray is not None:
+                self.d.tray.notify("Vodou pairing code", f"Type {shown} into the browser extension")
         elif kind == events.PAIRED:
             self.d.services.messages.info(f"Browser extension paired ({payload.get('extensionId')})")
         elif kind == events.APPROVALS_CHANGED:

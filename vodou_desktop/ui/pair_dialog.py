@@ -25,7 +25,7 @@ class PairDialog(QDialog):
                            styleSheet="font-size: 26pt; font-family: monospace; letter-spacing: 4px")
         self.code.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         current = code or (bridge.hub.last.get("pairing_code") if bridge is not None else None)
-        self.code.setText(_spaced(current["code"]) if current else "—")
+        self.code.setText(spaced_code(current["code"]) if current else "—")
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel(HOW, wordWrap=True))
         layout.addWidget(self.code)
@@ -35,5 +35,6 @@ class PairDialog(QDialog):
         layout.addWidget(close)
 
 
-def _spaced(code: str) -> str:
+def spaced_code(code: str) -> str:
+    """``ABCD2345`` → ``ABCD-2345``: easier to read and type (the bridge ignores the dash)."""
     return f"{code[:4]}-{code[4:]}" if len(code) == 8 else code

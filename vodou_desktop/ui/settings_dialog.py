@@ -68,6 +68,9 @@ class SettingsDialog(QDialog):
         self.pairings_view = QListView()
         self.pairings_view.setModel(self.pairings)
         self.revoke_button = QPushButton("Revoke")
+        self.storage = QLabel(f"Pairing tokens are kept in {tokens.storage}." if tokens is not None else
+                              "The browser bridge is not running here: no pairings to show.",
+                              wordWrap=True, styleSheet="color: gray")
         self.problem = QLabel(wordWrap=True, styleSheet="color: #b00020")
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         self._layout()
@@ -89,7 +92,9 @@ class SettingsDialog(QDialog):
         revoke_row.addWidget(self.revoke_button)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(QLabel("<b>Paired browsers</b>"))
         layout.addLayout(revoke_row)
+        layout.addWidget(self.storage)
         layout.addWidget(QLabel(RESTART_NOTE, styleSheet="color: gray"))
         layout.addWidget(self.problem)
         layout.addWidget(self.buttons)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
@@ -17,6 +18,7 @@ from vodou_desktop.bridge import events
 from vodou_desktop.governance.approvals import Turn
 from vodou_desktop.ingest.remember import Origin, remember, save_document
 from vodou_desktop.runtime import Runtime
+from vodou_desktop.ui.pair_dialog import PairDialog
 from vodou_desktop.ui.single_instance import ask_running_instance_to_show
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault import query as q
@@ -57,6 +59,23 @@ def get_json(url: str, token: str) -> dict:
     loop = asyncio.get_event_loop()
     with ThreadPoolExecutor(1) as pool:
         return loop.run_until_complete(asyncio.wait_for(loop.run_in_executor(pool, fetch), 8))
+
+
+def post_json(url: str, body: dict, origin: str) -> tuple[int, dict]:
+    """A real POST from another thread (the extension's pairing calls), answered by the qasync loop."""
+
+    def send() -> tuple[int, dict]:
+        headers = {"Origin": origin, "X-Vodou-Client": "extension", "Content-Type": "application/json"}
+        req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST", headers=headers)
+        try:
+            with urllib.request.urlopen(req, timeout=5) as resp:
+                return resp.status, json.loads(resp.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read())
+
+    loop = asyncio.get_event_loop()
+    with ThreadPoolExecutor(1) as pool:
+        return loop.run_until_complete(asyncio.wait_for(loop.run_in_executor(pool, send), 8))
 
 
 def report_page(qtbot, desktop, url: str = PAGE, title: str = "A story") -> None:
@@ -139,3 +158,41 @@ def test_quit_closes_the_bridge(qtbot, desktop):
     desktop.actions["quit"].trigger()
     assert desktop._quit.is_set()
     QApplication.processEvents()
+
+
+def test_a_mode_set_in_the_sites_tab_is_what_the_bridge_returns(qtbot, desktop):
+    tab = desktop.browser.extra_tabs["Sites"]
+    tab.host.setText("forum.example.net")
+    tab.mode_buttons["off"].click()
+    qtbot.waitUntil(lambda: [r.mode for r in tab.model.rows if r.host == "forum.example.net"] == ["off"],
+                    timeout=3000)
+    token = desktop.bridge.tokens.pair(EXT)
+    url = f"http://127.0.0.1:{desktop.bridge.port}/api/page-match/site-mode?host=forum.example.net"
+    answer = get_json(url, token)
+    assert (answer["mode"], answer["reason"]) == ("off", "user rule on forum.example.net")
+
+
+def test_the_browser_tabs_use_the_app_services(qtbot, desktop):
+    assert list(desktop.browser.extra_tabs) == ["Sites", "Operator memory", "Approvals"]
+    assert desktop.browser.extra_tabs["Approvals"]._gate is desktop.bridge_services.gate  # the panel's gate
+    assert desktop.services.sites is desktop.sites and desktop.services.forgetting is desktop.forgetting
+
+
+def test_a_pairing_code_from_the_bridge_is_shown_and_pairing_completes(qtbot, desktop):
+    base, origin = f"http://127.0.0.1:{desktop.bridge.port}", f"chrome-extension://{EXT}"
+    status, _answer = post_json(f"{base}/api/pair/start", {}, origin)
+    assert status == 202
+
+    def shown() -> list[PairDialog]:
+        return [d for d in desktop.commands._dialogs if isinstance(d, PairDialog) and d.isVisible()]
+
+    qtbot.waitUntil(lambda: len(shown()) == 1, timeout=3000)
+    code = desktop.hub.last[events.PAIRING_CODE]["code"]
+    assert shown()[0].code.text() == f"{code[:4]}-{code[4:]}"
+    assert ("info", f"Pairing code for the browser extension: {code[:4]}-{code[4:]}") in \
+        desktop.services.messages.history
+    status, answer = post_json(f"{base}/api/pair/complete", {"code": shown()[0].code.text()}, origin)
+    assert status == 200 and answer["extensionId"] == EXT
+    qtbot.waitUntil(lambda: ("info", f"Browser extension paired ({EXT})") in desktop.services.messages.history,
+                    timeout=3000)
+    assert desktop.bridge.tokens.is_paired(EXT)

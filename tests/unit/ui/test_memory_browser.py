@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from pytestqt.modeltest import ModelTester
 
-from vodou_desktop.ingest.remember import Origin, remember
+from vodou_desktop.ingest.dedupe import dedupe_scan
+from vodou_desktop.ingest.remember import Origin, correct, remember
 from vodou_desktop.ui.browser.results_model import ResultsModel
 from vodou_desktop.ui.browser.window import MemoryBrowser
 
@@ -95,3 +97,47 @@ def test_library_lists_each_document_once(qtbot, services, seeded):
     qtbot.waitUntil(lambda: browser.library.model.rowCount() == 1)
     assert browser.library.model.index(0, 0).data() == "The Rust Book"
     ModelTester(None).check(browser.library.model)
+
+
+def _select(qtbot, browser: MemoryBrowser, text: str) -> None:  # type: ignore[no-untyped-def]
+    tab = browser.memories
+    row = shown_texts(browser).index(text)
+    tab.view.setCurrentIndex(tab.model.index(row, 0))
+    qtbot.waitUntil(lambda: tab.details.details is not None and tab.details.details.fact.text == text)
+
+
+@pytest.mark.model
+def test_details_show_a_real_fact_group_with_its_canonical(qtbot, services, model):
+    vault = services.runtime.vault
+    kept = remember(vault, "The office moved to Lyon in March", Origin("cli"))
+    copy = remember(vault, "The office moved to Lyon in March.", Origin("import_chatgpt", tier="import"))
+    remember(vault, "Herons nest in colonies", Origin("cli"))
+    report = dedupe_scan(vault, model)
+    assert report.groups == [[kept, copy]]
+    browser = MemoryBrowser(services)
+    qtbot.addWidget(browser)
+    qtbot.waitUntil(lambda: len(shown_texts(browser)) == 3)
+    _select(qtbot, browser, "The office moved to Lyon in March.")
+    details = browser.memories.details
+    assert [f.id for f in details.details.group] == [kept]
+    assert "<p><b>Same fact group</b></p><ul><li>The office moved to Lyon in March (canonical)</li></ul>" \
+        in details.body.text()
+    _select(qtbot, browser, "The office moved to Lyon in March")
+    assert [f.id for f in details.details.group] == [copy]
+    assert "<li>The office moved to Lyon in March.</li>" in details.body.text()
+
+
+def test_revision_history_lists_every_real_revision(qtbot, services, seeded):
+    vault = services.runtime.vault
+    first = seeded["Prefers dark mode in every editor"]
+    second = correct(vault, first, "Prefers dark mode in editors and terminals")
+    correct(vault, second, "Prefers dark mode everywhere")
+    browser = MemoryBrowser(services)
+    qtbot.addWidget(browser)
+    qtbot.waitUntil(lambda: "Prefers dark mode everywhere" in shown_texts(browser))
+    assert not any(t.startswith("Prefers dark mode in") for t in shown_texts(browser))  # superseded: never shown
+    _select(qtbot, browser, "Prefers dark mode everywhere")
+    body = browser.memories.details.body.text()
+    assert ("<ol><li>r1: Prefers dark mode in every editor <i>(superseded — never recalled)</i></li>"
+            "<li>r2: Prefers dark mode in editors and terminals <i>(superseded — never recalled)</i></li>"
+            "<li><b>r3: Prefers dark mode everywhere</b></li></ol>") in body

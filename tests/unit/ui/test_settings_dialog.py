@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from keyring.backends.fail import Keyring as FailKeyring
+
 from vodou_desktop import config
+from vodou_desktop.bridge.tokens import TokenStore
 from vodou_desktop.governance.sitemodes import SiteModes
 from vodou_desktop.ui.settings_dialog import SettingsDialog
+
+EXT_A = "aaaabbbbccccddddeeeeffffgggghhhh"
+EXT_B = "ppppoooonnnnmmmmllllkkkkjjjjiiii"
 
 
 def test_bad_port_is_refused_and_nothing_is_written(qtbot, services, vault, tmp_path):
@@ -38,3 +44,22 @@ def test_valid_settings_are_saved(qtbot, services, vault, tmp_path):
     saved = config.load(path)
     assert saved.bridge_port == 48000 and saved.embedder == "none"
     assert sites.global_default == "suggest"
+
+
+def test_paired_browsers_are_listed_and_revoked(qtbot, services, vault, tmp_path):
+    tokens = TokenStore(tmp_path / "bridge", backend=FailKeyring())
+    for extension_id in (EXT_A, EXT_B):
+        tokens.pair(extension_id)
+    dialog = SettingsDialog(services, SiteModes(vault), tokens, vault_path=vault.path,
+                            config_path=tmp_path / "settings.json")
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.pairings.rowCount() == 2)
+    assert dialog.pairings.index(0, 0).data().startswith(EXT_A + "  (since ")
+    assert "a private file (0600)" in dialog.storage.text()
+    assert dialog.revoke_button.isEnabled()
+    dialog.pairings_view.setCurrentIndex(dialog.pairings.index(0, 0))
+    dialog.revoke_button.click()
+    qtbot.waitUntil(lambda: dialog.pairings.rowCount() == 1)
+    assert dialog.pairings.row_record(0).extension_id == EXT_B
+    assert not tokens.is_paired(EXT_A) and tokens.is_paired(EXT_B)
+    assert TokenStore(tmp_path / "bridge", backend=FailKeyring()).pairings()[0].extension_id == EXT_B  # persisted
