@@ -11,14 +11,20 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QListView, QPushButto
 
 from vodou_desktop.ui.actions import MODES, ActionRegistry
 from vodou_desktop.ui.active_page import PageState
+from vodou_desktop.ui.browser.approvals_tab import describe_arguments
 from vodou_desktop.ui.ops import Ops
 from vodou_desktop.ui.table_model import Column, RecordTableModel
 
+
+def _chunks(count: Any) -> str:
+    return "1 chunk" if count == 1 else f"{count} chunks"
+
+
 FACT_COLUMNS: list[Column[dict[str, Any]]] = [Column("Memory", lambda f: f.get("text"), lambda f: f.get("text", ""))]
 DOC_COLUMNS: list[Column[dict[str, Any]]] = [
-    Column("Document", lambda d: f"{d.get('title') or d.get('page_url')} ({d.get('chunk_count')} chunks)")]
+    Column("Document", lambda d: f"{d.get('title') or d.get('page_url')} ({_chunks(d.get('chunk_count'))})")]
 APPROVAL_COLUMNS: list[Column[dict[str, Any]]] = [
-    Column("Waiting for you", lambda a: f"{a.get('tool')}: {a.get('reason')}", lambda a: str(a.get("arguments")))]
+    Column("Waiting for you", lambda a: f"{a.get('tool')}: {describe_arguments(a)}", lambda a: str(a.get("reason")))]
 
 
 def load_panel(pages: Any, gate: Any, state: PageState) -> dict[str, Any]:

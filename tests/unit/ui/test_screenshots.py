@@ -20,7 +20,9 @@ def test_screenshots_render_non_blank_images(tmp_path):
         image = QImage(str(out / name))
         assert not image.isNull(), name
         assert image.width() >= 200 and image.height() >= 80, (name, image.size())
-        arr = np.frombuffer(image.convertToFormat(QImage.Format.Format_ARGB32).constBits(), dtype=np.uint32)
+        argb = image.convertToFormat(QImage.Format.Format_ARGB32)  # kept alive while numpy reads its bits
+        arr = np.frombuffer(argb.constBits(), dtype=np.uint32).copy()
         assert len(np.unique(arr)) > 20, f"{name} looks blank"
-    browser = QImage(str(out / "memory-browser.png"))
-    assert (browser.width(), browser.height()) == BROWSER_SIZE
+    for name in ("memory-browser.png", "sites.png", "operator-memory.png", "approvals.png"):
+        browser = QImage(str(out / name))
+        assert (browser.width(), browser.height()) == BROWSER_SIZE, name

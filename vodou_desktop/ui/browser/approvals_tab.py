@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableView, QVBoxLayout, QWidget
 
 from vodou_desktop.governance.ages import format_age
 from vodou_desktop.ui.services import Services
@@ -19,8 +19,11 @@ from vodou_desktop.ui.table_model import Column, RecordTableModel
 Approval = dict[str, Any]
 
 
-def _arguments(approval: Approval) -> str:
+def describe_arguments(approval: Approval) -> str:
+    """What the parked action would do, in a few words (the text to remember, or its arguments)."""
     args = approval.get("arguments")
+    if not args and approval.get("status") == "denied":
+        return "(dropped when denied)"
     if isinstance(args, dict):
         if isinstance(args.get("text"), str):
             return str(args["text"])
@@ -37,7 +40,7 @@ def _outcome(approval: Approval) -> str:
 
 COLUMNS: list[Column[Approval]] = [
     Column("Action", lambda a: a.get("tool")),
-    Column("What", _arguments, _arguments),
+    Column("What", describe_arguments, describe_arguments),
     Column("Why it waits", lambda a: a.get("reason"), lambda a: str(a.get("reason") or "")),
     Column("Status", _outcome),
     Column("Asked", lambda a: format_age(a["created_at"], "instant") if a.get("created_at") else ""),
@@ -52,10 +55,12 @@ class ApprovalsTab(QWidget):
         self.view = QTableView(selectionBehavior=QTableView.SelectionBehavior.SelectRows,
                                selectionMode=QTableView.SelectionMode.SingleSelection)
         self.view.setModel(self.model)
-        self.view.setColumnWidth(0, 110)
-        self.view.setColumnWidth(1, 380)
-        self.view.setColumnWidth(2, 260)
-        self.view.horizontalHeader().setStretchLastSection(True)
+        self.view.setWordWrap(False)
+        self.view.verticalHeader().hide()
+        for column, width in ((0, 100), (2, 400), (3, 90), (4, 110)):
+            self.view.setColumnWidth(column, width)
+        self.view.horizontalHeader().setStretchLastSection(False)
+        self.view.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.approve_button = QPushButton("Approve")
         self.deny_button = QPushButton("Deny")
         self.summary = QLabel(styleSheet="color: gray")

@@ -4,7 +4,16 @@ and the actions on the selected memory (buttons under the details and the result
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelection, Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QSplitter, QToolButton, QTreeView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLineEdit,
+    QSplitter,
+    QToolButton,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from vodou_desktop.search.service import SearchResult
 from vodou_desktop.ui.browser.details import DetailPane, FactDetails, load_details
@@ -29,7 +38,11 @@ class MemoriesTab(QWidget):
         self.model = ResultsModel(self)
         self.view = QTreeView(uniformRowHeights=True, alternatingRowColors=True)
         self.view.setModel(self.model)
-        self.view.setColumnWidth(0, 420)
+        header = self.view.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in range(1, self.model.columnCount()):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.details = DetailPane()
         self.actions_row = QHBoxLayout()
         self.fact_actions = FactActions(services, self, follow=self.follow)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QTableView, QVBoxLayout, QWidget
 
 from vodou_desktop.errors import KnownError
 from vodou_desktop.ui.actions import MODES
@@ -65,10 +65,11 @@ class SitesTab(QWidget):
         self.view = QTableView(selectionBehavior=QTableView.SelectionBehavior.SelectRows,
                                selectionMode=QTableView.SelectionMode.SingleSelection)
         self.view.setModel(self.model)
-        self.view.horizontalHeader().setStretchLastSection(False)
-        self.view.setColumnWidth(0, 260)
+        self.view.verticalHeader().hide()
+        self.view.setColumnWidth(0, 280)
         self.view.setColumnWidth(1, 90)
-        self.view.setColumnWidth(2, 320)
+        self.view.setColumnWidth(3, 70)
+        self.view.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.summary = QLabel(styleSheet="color: gray")
         self.host = QLineEdit(placeholderText="site, e.g. example.com", clearButtonEnabled=True)
         self.mode_buttons = {mode: QPushButton(mode.capitalize()) for mode in MODES}

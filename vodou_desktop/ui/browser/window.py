@@ -56,7 +56,8 @@ class MemoryBrowser(QMainWindow):
         services.messages.info_shown.connect(self._show_message)
         services.events.changed.connect(self._vault_changed)
         self.memories.controller.busy_changed.connect(self.busy.setVisible)
-        self.memories.results_shown.connect(lambda n: self.statusBar().showMessage(f"{n} memories", 4000))
+        self.memories.results_shown.connect(lambda n: self.statusBar().showMessage(
+            f"{n} memor{'y' if n == 1 else 'ies'}", 4000))
         self.refresh()
 
     def add_tab(self, name: str, widget: QWidget) -> None:
