@@ -61,9 +61,18 @@ class FactActions(QObject):
         self.actions["pin"].setEnabled(live)
         self.actions["pin"].setText("Unpin" if fact is not None and fact.tier == "pinned" else "Pin")
         self.actions["forget"].setEnabled(live and self._services.forgetting is not None)
-        self.actions["undo"].setEnabled(self._undo_op() is not None)
+        self._update_undo()
         self.actions["erase"].setEnabled(fact is not None and self._services.forgetting is not None)
         self.actions["link"].setEnabled(live and self._services.page_memory is not None)
+
+    def _update_undo(self) -> None:
+        op, fact = self._undo_op(), self.fact
+        undo = self.actions["undo"]
+        undo.setEnabled(op is not None)
+        if op is not None and fact is not None and fact.invalidated_by == op:
+            undo.setToolTip(f"Undo the forget that hid this memory ({op}); a Forget site is undone for the whole site")
+        else:
+            undo.setToolTip(TIPS["undo"])
 
     def _undo_op(self) -> str | None:
         if self._services.forgetting is None:
@@ -101,7 +110,7 @@ class FactActions(QObject):
 
     def _forgot(self, result: dict[str, Any]) -> None:
         self.last_forget = result["op"]
-        self.actions["undo"].setEnabled(True)
+        self._update_undo()
         self._services.messages.info(f"Memory #{result['id']} forgotten. Undo forget brings it back.")
 
     def undo(self) -> None:
@@ -113,7 +122,7 @@ class FactActions(QObject):
     def _undone(self, result: dict[str, Any]) -> None:
         if result["op"] == self.last_forget:
             self.last_forget = None
-        self.actions["undo"].setEnabled(self._undo_op() is not None)
+        self._update_undo()
         self._services.messages.info(f"Undone: {result['facts_restored']} memories visible again")
 
     def erase(self) -> None:
