@@ -5,26 +5,21 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
-import sys
 from functools import partial
 
-from vodou_desktop.cli.output import fact_line, print_json, progress_to_stderr
+from vodou_desktop.cli.output import ensure_embedded, fact_line, print_json
 from vodou_desktop.errors import InvalidInput, NotFound, PolicyRefused
 from vodou_desktop.governance.policy import require
 from vodou_desktop.governance.sitemodes import SiteModes
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.pages import host_of
 from vodou_desktop.runtime import Runtime
-from vodou_desktop.search.backfill import backfill
-from vodou_desktop.search.embedder import EmbedderState
 from vodou_desktop.search.service import MAX_K, SearchResult
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault import query as q
 from vodou_desktop.vault.entities_store import find_entities
 from vodou_desktop.vault.facts import set_page_link
 from vodou_desktop.vault.sources import TIERS
-
-MODEL_WAIT_S = 120
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -83,16 +78,6 @@ def _open(args: argparse.Namespace, model: bool = True) -> Runtime:
     return Runtime.open(args.vault, embedder=None if model else "none")
 
 
-def _ensure_embedded(rt: Runtime) -> None:
-    """Wait for the model (keyword search meanwhile is the fallback) and embed what is missing."""
-    state = rt.embedder.wait(MODEL_WAIT_S)
-    if state is EmbedderState.FAILED:
-        print(f"vodou: note: embedding model unavailable, keyword search only ({rt.embedder.error})",
-              file=sys.stderr)
-    if state is EmbedderState.READY:
-        backfill(rt.vault, rt.embedder, progress=progress_to_stderr("embedding"))
-
-
 def cmd_add(args: argparse.Namespace) -> int:
     # No model here: adding stays instant; the next search (or the running app) embeds it.
     with _open(args, model=False) as rt:
@@ -119,7 +104,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.k < 1:
         raise InvalidInput("-k must be at least 1")
     with _open(args) as rt:
-        _ensure_embedded(rt)
+        ensure_embedded(rt)
         filt = FactFilter(project=args.project if args.project else ALL_PROJECTS)
         if args.entity:
             results = _entity_results(rt, args, filt)

@@ -5,13 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from vodou_desktop.cli.output import print_json
+from vodou_desktop.cli.output import MODEL_WAIT_S, print_json
 from vodou_desktop.errors import KnownError
 from vodou_desktop.ingest.dedupe import dedupe_scan
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.search.embedder import EmbedderState
-
-MODEL_WAIT_S = 120
 
 
 def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

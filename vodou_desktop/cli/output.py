@@ -1,4 +1,4 @@
-"""Printing for the CLI: stable JSON for scripts, short lines for people."""
+"""What every CLI command shares: stable JSON for scripts, short lines for people, the model wait."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ import sys
 from typing import Any
 
 from vodou_desktop.governance.ages import format_age
+from vodou_desktop.runtime import Runtime
+from vodou_desktop.search.backfill import backfill
+from vodou_desktop.search.embedder import EmbedderState
 from vodou_desktop.vault import Fact
 
 
@@ -33,3 +36,16 @@ def progress_to_stderr(label: str):  # type: ignore[no-untyped-def]
             sys.stderr.flush()
 
     return report
+
+
+MODEL_WAIT_S = 120
+
+
+def ensure_embedded(rt: Runtime) -> None:
+    """Wait for the model (keyword search is the fallback, said on stderr) and embed what is missing."""
+    state = rt.embedder.wait(MODEL_WAIT_S)
+    if state is EmbedderState.FAILED:
+        print(f"vodou: note: embedding model unavailable, keyword search only ({rt.embedder.error})",
+              file=sys.stderr)
+    if state is EmbedderState.READY:
+        backfill(rt.vault, rt.embedder, progress=progress_to_stderr("embedding"))

@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from vodou_desktop.cli.output import print_json, progress_to_stderr
+from vodou_desktop.cli.output import ensure_embedded, print_json
 from vodou_desktop.governance.opm import OperatorMemory
 from vodou_desktop.governance.recall import build_recall_block
 from vodou_desktop.runtime import Runtime
-from vodou_desktop.search.backfill import backfill
-from vodou_desktop.search.embedder import EmbedderState
-
-MODEL_WAIT_S = 120
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -27,7 +22,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
     wants_facts = bool(args.query and args.query.strip())
     with Runtime.open(args.vault, embedder=None if wants_facts else "none") as rt:
         if wants_facts:
-            _ensure_embedded(rt)
+            ensure_embedded(rt)
         block = build_recall_block(OperatorMemory(rt.vault), rt.search, args.query, args.project)
     if args.json:
         print_json(block.as_json())
@@ -35,12 +30,3 @@ def cmd_recall(args: argparse.Namespace) -> int:
         print(block.text)
     return 0
 
-
-def _ensure_embedded(rt: Runtime) -> None:
-    """Meaning search when the model loads; keyword search otherwise, said on stderr."""
-    state = rt.embedder.wait(MODEL_WAIT_S)
-    if state is EmbedderState.FAILED:
-        print(f"vodou: note: embedding model unavailable, keyword search only ({rt.embedder.error})",
-              file=sys.stderr)
-    if state is EmbedderState.READY:
-        backfill(rt.vault, rt.embedder, progress=progress_to_stderr("embedding"))
