@@ -163,3 +163,16 @@ def stages(service: SearchService, cases: Sequence[tuple[str, FactFilter]], vect
             lambda c: vault.read(lambda conn: q.facts_by_ids(conn, hits[c[0]], c[1])), cases),
     }
 
+
+
+def vector_recall(index: VectorIndex, qvecs: Sequence[np.ndarray], k: int = 10) -> float:
+    """Mean share of the exact top ``k`` (a full scan of the index's own matrix) that ``index.top``
+    returns: 1.0 below the coarse-pass threshold, the coarse pass's recall above it."""
+    n = len(index)
+    mat, ids = index._mat[:n], index._ids[:n]
+    shares = []
+    for qv in qvecs:
+        scores = mat @ qv
+        exact = set(ids[np.argpartition(-scores, k - 1)[:k]].tolist())
+        shares.append(len(exact & {i for i, _ in index.top(qv, k)}) / k)
+    return float(np.mean(shares)) if shares else 1.0

@@ -60,6 +60,7 @@ def run_size(size: int, folder: Path, embedder: Any | None, n_queries: int = 200
         ours, per_shape = measure.ours(hybrid, keyword_only, cases, query_shapes(n_queries))
         steps = measure.stages(hybrid, cases, qvecs)
         rss_ours = peak_rss_mb()
+        recall = measure.vector_recall(index, [qvecs[t] for t in texts])
         index.close()
         baselines = {"fts_or": measure.plain_fts_or(vault, texts)}
         matrix = measure.load_matrix(vault)
@@ -68,6 +69,7 @@ def run_size(size: int, folder: Path, embedder: Any | None, n_queries: int = 200
         out["load_average_1min"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
         out["hybrid_by_shape"] = {k: lat(v) for k, v in per_shape.items()}
         out["hybrid_stages"] = {k: lat(v) for k, v in steps.items()}
+        out["vector_recall_at_10"] = round(recall, 3)
         return out
     finally:
         vault.close()
@@ -125,6 +127,8 @@ def format_report(r: dict[str, Any]) -> str:
         lines.append(f"{title}:")
         for name, v in r.get(key, {}).items():
             lines.append(f"  {name:<27}: p50 {v['p50_ms']:8.2f} ms  p95 {v['p95_ms']:8.2f} ms")
+    if "vector_recall_at_10" in r:
+        lines.append(f"vector recall@10 vs exact : {r['vector_recall_at_10']:.3f} (share of a full scan's top 10)")
     if "load_average_1min" in r:
         start, end = r["load_average_1min"]
         lines.append(f"load average (1 min)     : {start} at start, {end} at end (2 cores, shared with other work)")

@@ -269,6 +269,17 @@ def unembedded(conn: apsw.Connection, limit: int, after_id: int = 0) -> list[tup
     return [(int(r[0]), r[1]) for r in conn.execute(sql, (after_id, limit))]
 
 
+def term_is_common(conn: apsw.Connection, term_match: str, cap: int) -> bool:
+    """Whether more than ``cap`` chunks contain the term; the count stops at ``cap + 1`` rows, so a
+    very common term costs no more than a rare one. Reads only the index, no chunk."""
+    sql = "SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)"
+    return int(scalar(conn, sql, (term_match, cap + 1))) > cap
+
+
+def chunk_count_estimate(conn: apsw.Connection) -> int:
+    return int(scalar(conn, "SELECT coalesce(max(id), 0) FROM chunks"))
+
+
 def count_unembedded(conn: apsw.Connection) -> int:
     return int(scalar(conn, "SELECT count(*) FROM chunks WHERE embedding IS NULL"))
 

@@ -66,3 +66,21 @@ def test_cli_keyword_path_when_embedder_is_off(vault: Vault, monkeypatch: pytest
     run_cli("--vault", str(vault.path), "mem", "add", "The spare house key is inside the blue flowerpot")
     assert "flowerpot" in run_cli("--vault", str(vault.path), "mem", "search", "flowerpot").out
     assert "no matching" in run_cli("--vault", str(vault.path), "mem", "search", "extra door opener concealed").out
+
+
+def test_or_fallback_leaves_out_very_common_terms(keyword_search: SearchService) -> None:
+    from vodou_desktop.vault.facts import insert_fact
+    from vodou_desktop.vault.sources import stamp_source
+
+    def fill(conn, change):  # type: ignore[no-untyped-def]
+        source = stamp_source(conn, change, kind="bench", tier="first_party")
+        for i in range(2_100):
+            insert_fact(conn, change, text=f"weekly meeting note number {i}", source_id=source)
+
+    vault = keyword_search.vault
+    vault.write(fill)
+    rare = remember(vault, "the zebra crossing outside school was repainted", Origin(kind="cli"))
+    both = keyword_search.search("meeting zebra", FactFilter(), k=10)
+    assert [r.fact.id for r in both] == [rare]  # no AND hit; OR over the rare term only
+    few = remember(vault, "the quarterly meeting moved to Thursday", Origin(kind="cli"))
+    assert {r.fact.id for r in keyword_search.search("quarterly meeting", FactFilter())} == {few}
