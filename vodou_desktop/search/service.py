@@ -83,7 +83,10 @@ class SearchService:
         if self.fusion == "rrf":
             kw_norm, vec_norm = _rrf({i: -s for i, s in kw.items()}), _rrf(vec)
         else:
-            kw_norm, vec_norm = _minmax({i: -s for i, s in kw.items()}), _minmax(vec, floor=MIN_COSINE)
+            # Keyword path alone: scale from 0, so the last of two real matches does not score 0
+            # (same order either way); in a blend, the plain min-max measured better (bench.fusion).
+            kw_norm = _minmax({i: -s for i, s in kw.items()}, floor=None if vec else 0.0)
+            vec_norm = _minmax(vec, floor=MIN_COSINE)
         results = [self._score(f, kw, vec, kw_norm, vec_norm, scope) for f in facts.values()]
         results.sort(key=lambda r: (-r.score, -r.fact.id))
         return results[:k]

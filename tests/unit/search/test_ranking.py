@@ -53,3 +53,13 @@ def test_json_fields_are_stable(vault: Vault, cli_model: object) -> None:
         assert key in row
     assert row["source_host"] == "home.example"
     assert row["created_at"].endswith("+00:00") and row["valid_at"] == row["created_at"]
+
+
+def test_keyword_path_never_scores_a_real_match_zero(keyword_search) -> None:  # type: ignore[no-untyped-def]
+    from vodou_desktop.vault import FactFilter
+
+    vault = keyword_search.vault
+    remember(vault, "The grey heron is the commonest heron in Europe", Origin(kind="cli"))
+    remember(vault, "A heron eats fish", Origin(kind="cli"))
+    scores = [r.score for r in keyword_search.search("heron", FactFilter())]
+    assert len(scores) == 2 and min(scores) > 0 and max(scores) == 1.0
