@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import signal
 import sys
 
@@ -142,6 +143,10 @@ class Desktop:
 
 def main(args: argparse.Namespace | None = None) -> int:
     """``vodou``: start the tray app, or raise the running one's memory browser and exit."""
+    if _no_display():
+        print("vodou: error: no graphical display here; run `vodou serve` for the vault and the browser bridge "
+              "without the tray app", file=sys.stderr)
+        return 2
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     app.setApplicationName("Vodou")
@@ -165,6 +170,13 @@ def main(args: argparse.Namespace | None = None) -> int:
     finally:
         desktop.close()
     return 0
+
+
+def _no_display() -> bool:
+    """On Linux, Qt aborts the process when it finds no display; say what to do instead."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return False
+    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
 def _quit_on_signals(desktop: Desktop) -> None:

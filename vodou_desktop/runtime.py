@@ -8,6 +8,7 @@ as is.
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,7 +51,10 @@ class Runtime:
                 embedder = make_embedder(embedder or config.embedder_choice(settings))
             embedder.start()
             index = VectorIndex(vault)
-            index.load()
+            if background_backfill:  # a long-running app: never wait at start for 1.5 GB of vectors
+                threading.Thread(target=index.load, name="vodou-index-load", daemon=True).start()
+            else:
+                index.load()
             search = SearchService(vault, embedder, index)
             runtime = cls(settings, vault, embedder, index, search)
             if background_backfill:

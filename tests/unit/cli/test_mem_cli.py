@@ -74,3 +74,10 @@ def test_add_with_a_url_obeys_the_site_mode(vault_arg: list[str], monkeypatch: p
     run_cli(*vault_arg, "sites", "set", "wiki.example", "suggest")
     linked = run_cli(*vault_arg, "mem", "page-link", "1", "https://wiki.example/a")
     assert linked.code == 2 and "suggest" in linked.err
+
+
+def test_tray_app_without_a_display_says_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    result = run_cli()
+    assert result.code == 2 and "vodou serve" in result.err and "Traceback" not in result.err
