@@ -6,6 +6,7 @@ import contextlib
 import hashlib
 import io
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 VAULT_SUFFIXES = ("", "-wal", "-shm", "-journal")
@@ -47,3 +48,20 @@ def run_cli(*args: str) -> CliResult:
         except SystemExit as exc:  # argparse usage errors
             code = int(exc.code or 0)
     return CliResult(code, out.getvalue(), err.getvalue())
+
+
+OPM_START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+
+class DateClock:
+    """A wall clock the test moves by hand (operator-memory expiry and recency)."""
+
+    def __init__(self, start: datetime = OPM_START) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> datetime:
+        self.now += timedelta(**delta)
+        return self.now

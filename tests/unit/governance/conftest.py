@@ -6,7 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.support import DateClock
 from vodou_desktop.governance.forget import Forgetting
+from vodou_desktop.governance.opm import OperatorMemory
 from vodou_desktop.governance.page_memory import PageMemory
 from vodou_desktop.governance.sitemodes import SiteModes
 from vodou_desktop.ingest.remember import Origin, remember
@@ -55,3 +57,13 @@ def add_fact(vault: Vault, text: str, url: str | None = None, *, kind: str = "no
     """Store a fact the way every entry point does (provenance stamped)."""
     origin = Origin(kind=kind if url else "cli", tier=tier, url=url, title="Page" if url else None, tool="test")
     return remember(vault, text, origin, project=project)
+
+
+@pytest.fixture
+def day_clock() -> DateClock:
+    return DateClock()
+
+
+@pytest.fixture
+def opm(vault: Vault, day_clock: DateClock) -> OperatorMemory:
+    return OperatorMemory(vault, clock=day_clock)

@@ -4,43 +4,19 @@ from __future__ import annotations
 
 import json
 import threading
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import apsw
 import pytest
 
-from tests.support import total_hits
+from tests.support import OPM_START, DateClock, total_hits
 from vodou_desktop.errors import Conflict, InvalidInput, NotFound
 from vodou_desktop.governance.opm import CATEGORIES, OperatorMemory, canonical_key, category_of
 from vodou_desktop.vault import Vault
 from vodou_desktop.vault import opm_store as store
 from vodou_desktop.vault.clock import to_iso
 from vodou_desktop.vault.writer import Change
-
-START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
-
-
-class ManualClock:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> datetime:
-        self.now += timedelta(**delta)
-        return self.now
-
-
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
-
-
-@pytest.fixture
-def opm(vault: Vault, clock: ManualClock) -> OperatorMemory:
-    return OperatorMemory(vault, clock=clock)
 
 
 def history(vault: Vault, memory_id: str | None = None) -> list[store.HistoryRow]:
@@ -74,9 +50,9 @@ def test_exceeding_a_ceiling_is_refused_and_stores_nothing(opm: OperatorMemory, 
     assert opm.add(other, "another category still has room").action == "added"
 
 
-def test_expired_rows_still_count_toward_the_storage_ceiling(opm: OperatorMemory, clock: ManualClock) -> None:
+def test_expired_rows_still_count_toward_the_storage_ceiling(opm: OperatorMemory, day_clock: DateClock) -> None:
     opm.add("initiative", "Ship the 1.0 release")
-    clock.advance(days=31)
+    day_clock.advance(days=31)
     with pytest.raises(Conflict, match="ceiling"):
         opm.add("initiative", "Something else")
 
@@ -84,9 +60,9 @@ def test_expired_rows_still_count_toward_the_storage_ceiling(opm: OperatorMemory
 # -- stable id, revisions, history -------------------------------------------------------------------
 
 def test_correction_keeps_the_id_and_archives_the_exact_prior_revision(opm: OperatorMemory, vault: Vault,
-                                                                       clock: ManualClock) -> None:
+                                                                       day_clock: DateClock) -> None:
     first = opm.add("preference", "Answer in French", "chat:1").memory
-    corrected_at = clock.advance(days=3)
+    corrected_at = day_clock.advance(days=3)
     outcome = opm.correct(first.id, "Answer in English", "chat:2")
 
     assert outcome.action == "corrected"
@@ -141,10 +117,10 @@ def test_correcting_a_slot_to_an_equivalent_of_itself_is_a_revision(opm: Operato
 
 
 def test_adding_identical_content_reauthorizes_without_a_revision(opm: OperatorMemory, vault: Vault,
-                                                                   clock: ManualClock) -> None:
+                                                                   day_clock: DateClock) -> None:
     first = opm.add("preference", "Use metric units", "chat:1").memory
     opm.recall()
-    later = clock.advance(days=100)
+    later = day_clock.advance(days=100)
     outcome = opm.add("preference", "Use metric units", "chat:7")
     again = outcome.memory
     assert outcome.action == "reauthorized"
@@ -156,13 +132,13 @@ def test_adding_identical_content_reauthorizes_without_a_revision(opm: OperatorM
 
 
 def test_reauthorize_renews_expiry_clears_last_use_and_keeps_revision_and_provenance(
-        opm: OperatorMemory, vault: Vault, clock: ManualClock) -> None:
+        opm: OperatorMemory, vault: Vault, day_clock: DateClock) -> None:
     m = opm.add("pinned_context", "Staging is at staging.example.test", "ticket:1").memory
     m = opm.correct(m.id, "Staging is at stage2.example.test", "ticket:2").memory
-    clock.advance(days=80)
+    day_clock.advance(days=80)
     opm.recall()
     assert opm.get(m.id).memory.last_used_at is not None
-    renewed_at = clock.advance(days=20)  # expired by now (90 days)
+    renewed_at = day_clock.advance(days=20)  # expired by now (90 days)
     assert opm.get(m.id).status == "expired"
 
     r = opm.reauthorize(m.id, "ticket:3")
@@ -208,35 +184,35 @@ def test_lone_surrogates_are_stored_as_replacement_characters(opm: OperatorMemor
 # -- expiry and recall ----------------------------------------------------------------------------------
 
 def test_expired_rows_are_excluded_from_recall_but_listed_for_their_owner(opm: OperatorMemory, vault: Vault,
-                                                                          clock: ManualClock) -> None:
+                                                                          day_clock: DateClock) -> None:
     pinned = opm.add("pinned_context", "Deploy key rotates monthly").memory
     pref = opm.add("preference", "Use metric units").memory
-    clock.advance(days=90)  # exactly at expiry: expired
+    day_clock.advance(days=90)  # exactly at expiry: expired
     assert [m.id for m in opm.recall()] == [pref.id]
     listed = {o.memory.id: o.status for o in opm.list_memories()}
     assert listed == {pinned.id: "expired", pref.id: "active"}
     assert opm.get(pinned.id).memory.last_used_at is None  # an expired row is never touched by recall
 
 
-def test_expiry_can_be_configured(vault: Vault, clock: ManualClock) -> None:
-    opm = OperatorMemory(vault, clock=clock, expiry={"preference": timedelta(days=1)})
+def test_expiry_can_be_configured(vault: Vault, day_clock: DateClock) -> None:
+    opm = OperatorMemory(vault, clock=day_clock, expiry={"preference": timedelta(days=1)})
     opm.add("preference", "Short lived")
-    clock.advance(hours=23)
+    day_clock.advance(hours=23)
     assert len(opm.recall()) == 1
-    clock.advance(hours=2)
+    day_clock.advance(hours=2)
     assert opm.recall() == []
 
 
 def test_recall_orders_by_salience_then_recency_takes_eight_and_marks_only_those(
-        opm: OperatorMemory, vault: Vault, clock: ManualClock) -> None:
+        opm: OperatorMemory, vault: Vault, day_clock: DateClock) -> None:
     ids: dict[str, list[str]] = {"initiative": [], "preference": [], "pinned_context": []}
     for category, n in (("pinned_context", 8), ("preference", 12), ("initiative", 1)):
         for i in range(n):
-            clock.advance(minutes=1)
+            day_clock.advance(minutes=1)
             ids[category].append(opm.add(category, f"{category} entry {i} word{i}").memory.id)
-    clock.advance(minutes=1)
+    day_clock.advance(minutes=1)
     opm.reauthorize(ids["preference"][0])  # reauthorized: now the most recent preference
-    recall_at = clock.advance(minutes=1)
+    recall_at = day_clock.advance(minutes=1)
 
     got = [m.id for m in opm.recall()]
     newest_prefs = [ids["preference"][0], *reversed(ids["preference"][5:])]
@@ -271,7 +247,7 @@ def test_recall_reads_and_writes_only_current_rows(opm: OperatorMemory, vault: V
 
     conn.authorizer = authorizer
     with conn:
-        rows = store.recall_rows(conn, Change(), to_iso(START), 8)
+        rows = store.recall_rows(conn, Change(), to_iso(OPM_START), 8)
     conn.close()
     assert [r.content for r in rows] == ["Answer in English"]
     assert {table for _, table in touched} == {store.TABLE}
@@ -326,11 +302,11 @@ def test_forget_all_deletes_every_current_and_historical_row(opm: OperatorMemory
     assert opm.forget_all() == {"current": 0, "history": 0}
 
 
-def test_export_holds_current_and_history_as_json(opm: OperatorMemory, clock: ManualClock) -> None:
+def test_export_holds_current_and_history_as_json(opm: OperatorMemory, day_clock: DateClock) -> None:
     a = opm.add("preference", "Answer in French", "chat:1").memory
     opm.correct(a.id, "Answer in English", "chat:2")
     opm.add("pinned_context", "Old pin")
-    clock.advance(days=91)
+    day_clock.advance(days=91)
     data = json.loads(json.dumps(opm.export()))
     assert data["format"] == "vodou-operator-memory/1"
     status = {m["content"]: m["status"] for m in data["memories"]}

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.support import OPM_START, DateClock
 from vodou_desktop.governance.opm import OperatorMemory
 from vodou_desktop.governance.recall import (
     CLOSE,
@@ -25,26 +26,6 @@ from vodou_desktop.search.backfill import backfill
 from vodou_desktop.search.service import SearchService
 from vodou_desktop.vault import Vault
 from vodou_desktop.vault.opm_store import MemoryRow
-
-START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
-
-
-class ManualClock:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
-
-
-@pytest.fixture
-def opm(vault: Vault, clock: ManualClock) -> OperatorMemory:
-    return OperatorMemory(vault, clock=clock)
 
 
 def row(i: int, content: str, category: str = "preference") -> MemoryRow:
@@ -127,11 +108,11 @@ def test_emoji_heavy_memory_never_breaks_a_surrogate_pair() -> None:
     assert "\u200d…" not in block.text and " \u0301" not in block.text
 
 
-def test_expired_and_superseded_values_are_absent(opm: OperatorMemory, clock: ManualClock) -> None:
+def test_expired_and_superseded_values_are_absent(opm: OperatorMemory, day_clock: DateClock) -> None:
     m = opm.add("preference", "Reply in CANARYOLD style").memory
     opm.correct(m.id, "Reply in CANARYNEW style")
     opm.add("pinned_context", "CANARYPIN points at the staging host")
-    clock.now = START + timedelta(days=91)
+    day_clock.now = OPM_START + timedelta(days=91)
     text = build_recall_block(opm).text
     assert "CANARYNEW" in text
     assert "CANARYOLD" not in text and "CANARYPIN" not in text
