@@ -20,7 +20,7 @@ def print_json(data: Any) -> None:
 
 def fact_line(fact: Fact, score: float | None = None) -> str:
     where = f" [{fact.project}]" if fact.project else ""
-    host = f" · {fact.source_host or fact.page_host}" if (fact.source_host or fact.page_host) else ""
+    host = f" · {fact.site}" if fact.site else ""
     age = format_age(fact.event_time, fact.valid_precision)
     status = " (forgotten)" if fact.forgotten else ""
     head = f"{score:7.3f} " if score is not None else ""

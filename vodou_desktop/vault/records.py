@@ -46,6 +46,16 @@ class Fact:
         return self.invalid_at is not None
 
     @property
+    def site(self) -> str | None:
+        """The site it came from, for display: its source's host, else its page's."""
+        return self.source_host or self.page_host
+
+    @property
+    def link(self) -> str | None:
+        """The page to open for it: the page it is linked to, else its source's URL."""
+        return self.page_url or self.source_url
+
+    @property
     def event_time(self) -> str:
         """When the fact was true/said: ``valid_at`` when known, else ingest time."""
         return self.valid_at or self.created_at

@@ -146,7 +146,7 @@ class FactActions(QObject):
         if fact is None or pages is None:
             return
         self.prompt = TextPrompt("Link to page", "The web page this memory belongs to:",
-                                 fact.page_url or fact.source_url or "", ok_text="Link", parent=self._widget)
+                                 fact.link or "", ok_text="Link", parent=self._widget)
         self.prompt.run(self._services.ops, lambda url: pages.page_link(fact.id, url.strip()), self._linked)
 
     def _linked(self, fact: Fact) -> None:

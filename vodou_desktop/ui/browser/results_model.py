@@ -29,7 +29,7 @@ def fact_age(fact: Fact, now: datetime | None = None) -> str:
 
 
 def fact_host(fact: Fact) -> str:
-    return fact.source_host or fact.page_host or fact.source_kind
+    return fact.site or fact.source_kind
 
 
 class ResultsModel(QAbstractItemModel):
