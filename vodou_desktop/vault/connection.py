@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import apsw
 
 from vodou_desktop.errors import VaultUnavailable
 
+T = TypeVar("T")
 BUSY_TIMEOUT_MS = 5000
 APPLICATION_ID = 0x566F646F  # "Vodo": marks the file as a Vodou vault
 
@@ -93,3 +94,18 @@ def scalar(conn: apsw.Connection, sql: str, params: tuple[object, ...] | list[ob
     """The first column of the first row (``None`` when there is no row)."""
     row = conn.execute(sql, params).fetchone()
     return None if row is None else row[0]
+
+
+SQL_VARIABLES_PER_QUERY = 900  # well under SQLite's bound-parameter limit, with room for filter params
+
+
+def batched(values: Iterable[T], size: int = SQL_VARIABLES_PER_QUERY) -> Iterator[list[T]]:
+    """``values`` in lists of at most ``size``: one ``IN (...)`` query each."""
+    items = list(values)
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def marks(part: Sequence[object]) -> str:
+    """``?,?,?`` for an ``IN (...)`` over ``part``."""
+    return ",".join("?" * len(part))

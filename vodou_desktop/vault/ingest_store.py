@@ -16,6 +16,7 @@ from typing import Any
 import apsw
 
 from vodou_desktop.vault.clock import now_iso
+from vodou_desktop.vault.connection import batched, marks
 from vodou_desktop.vault.writer import Change
 
 BUFFER_PREFIX = "buffer:"
@@ -29,10 +30,8 @@ def seen_value(conn: apsw.Connection, key: str) -> str | None:
 def seen_keys(conn: apsw.Connection, keys: Iterable[str]) -> set[str]:
     """The subset of ``keys`` already recorded."""
     found: set[str] = set()
-    keys = list(keys)
-    for start in range(0, len(keys), 900):
-        part = keys[start : start + 900]
-        sql = f"SELECT key FROM ingest_seen WHERE key IN ({','.join('?' * len(part))})"
+    for part in batched(keys):
+        sql = f"SELECT key FROM ingest_seen WHERE key IN ({marks(part)})"
         found.update(str(r[0]) for r in conn.execute(sql, part))
     return found
 

@@ -21,7 +21,7 @@ import apsw
 
 from vodou_desktop.errors import InvalidInput, NotFound
 from vodou_desktop.pages import normalize_host
-from vodou_desktop.vault.connection import scalar
+from vodou_desktop.vault.connection import batched, marks, scalar
 from vodou_desktop.vault.records import FACT_COLUMNS, Document, Fact, document_from_row, fact_from_row
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -106,10 +106,8 @@ def get_fact(conn: apsw.Connection, fact_id: int, f: FactFilter) -> Fact:
 def facts_by_ids(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> list[Fact]:
     """The facts among ``ids`` that ``f`` lets through (used to filter vector candidates)."""
     out: list[Fact] = []
-    ids = list(ids)
-    for start in range(0, len(ids), 900):
-        part = ids[start : start + 900]
-        out += _select(conn, f, f"c.id IN ({','.join('?' * len(part))})", part)
+    for part in batched(ids):
+        out += _select(conn, f, f"c.id IN ({marks(part)})", part)
     return out
 
 
@@ -125,10 +123,8 @@ def allowed_ids(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> set
     """The ids among ``ids`` that ``f`` lets through: filtering candidates without hydrating facts."""
     where, params = f.where()
     out: set[int] = set()
-    ids = list(ids)
-    for start in range(0, len(ids), 900):
-        part = ids[start : start + 900]
-        sql = f"SELECT c.id {_FROM} WHERE {where} AND c.id IN ({','.join('?' * len(part))})"
+    for part in batched(ids):
+        sql = f"SELECT c.id {_FROM} WHERE {where} AND c.id IN ({marks(part)})"
         out.update(int(r[0]) for r in conn.execute(sql, [*params, *part]))
     return out
 
@@ -256,10 +252,8 @@ def embeddings_after(conn: apsw.Connection, after_id: int, limit: int) -> list[t
 
 def embeddings_for(conn: apsw.Connection, ids: Sequence[int]) -> list[tuple[int, bytes]]:
     out: list[tuple[int, bytes]] = []
-    ids = list(ids)
-    for start in range(0, len(ids), 900):
-        part = ids[start : start + 900]
-        sql = f"SELECT id, embedding FROM chunks WHERE embedding IS NOT NULL AND id IN ({','.join('?' * len(part))})"
+    for part in batched(ids):
+        sql = f"SELECT id, embedding FROM chunks WHERE embedding IS NOT NULL AND id IN ({marks(part)})"
         out += [(int(r[0]), r[1]) for r in conn.execute(sql, part)]
     return out
 
@@ -283,15 +277,6 @@ def chunk_count_estimate(conn: apsw.Connection) -> int:
 def count_unembedded(conn: apsw.Connection) -> int:
     return int(scalar(conn, "SELECT count(*) FROM chunks WHERE embedding IS NULL"))
 
-
-def existing_chunk_ids(conn: apsw.Connection, ids: Sequence[int]) -> set[int]:
-    out: set[int] = set()
-    ids = list(ids)
-    for start in range(0, len(ids), 900):
-        part = ids[start : start + 900]
-        sql = f"SELECT id FROM chunks WHERE id IN ({','.join('?' * len(part))})"
-        out.update(int(r[0]) for r in conn.execute(sql, part))
-    return out
 
 
 # -- ingest and audit readers (fact groups, entities, doctor) -----------------------------------

@@ -17,6 +17,7 @@ from typing import Any
 import apsw
 
 from vodou_desktop.vault.clock import now_iso
+from vodou_desktop.vault.connection import batched, marks
 from vodou_desktop.vault.writer import Change
 
 TIER_RANK = "CASE s.tier WHEN 'pinned' THEN 0 WHEN 'first_party' THEN 1 WHEN 'capture' THEN 2 ELSE 3 END"
@@ -83,28 +84,22 @@ def get_operation(conn: apsw.Connection, op: str) -> dict[str, Any] | None:
 def _touch_chunks(conn: apsw.Connection, change: Change, ids: Sequence[int]) -> None:
     keys: list[str] = []
     hosts: list[str] = []
-    for part in _batches(ids):
-        marks = ",".join("?" * len(part))
-        for key, host in conn.execute(f"SELECT page_key, page_host FROM chunks WHERE id IN ({marks})", part):
+    for part in batched(ids):
+        in_ = marks(part)
+        for key, host in conn.execute(f"SELECT page_key, page_host FROM chunks WHERE id IN ({in_})", part):
             keys.append(key)
             hosts.append(host)
     change.touch("chunks", chunk_ids=ids, page_keys=keys, hosts=hosts)
-
-
-def _batches(ids: Sequence[int], size: int = 900) -> Iterable[list[int]]:
-    ids = list(ids)
-    for start in range(0, len(ids), size):
-        yield ids[start : start + size]
 
 
 def stamp_invalid(conn: apsw.Connection, change: Change, ids: Sequence[int], op: str) -> int:
     """Hide ``ids`` that are still visible, marking them with ``op``. Returns how many were hidden."""
     when = now_iso()
     hidden = 0
-    for part in _batches(ids):
-        marks = ",".join("?" * len(part))
+    for part in batched(ids):
+        in_ = marks(part)
         conn.execute(f"UPDATE chunks SET invalid_at = ?, invalidated_by = ? WHERE invalid_at IS NULL"
-                     f" AND id IN ({marks})", [when, op, *part])
+                     f" AND id IN ({in_})", [when, op, *part])
         hidden += conn.changes()
     _touch_chunks(conn, change, ids)
     reelect_canonicals(conn, change, group_ids(conn, ids))
@@ -129,10 +124,10 @@ def active_forget_operations(conn: apsw.Connection, except_op: str) -> list[tupl
 
 def group_ids(conn: apsw.Connection, ids: Sequence[int]) -> set[int]:
     groups: set[int] = set()
-    for part in _batches(ids):
-        marks = ",".join("?" * len(part))
+    for part in batched(ids):
+        in_ = marks(part)
         rows = conn.execute(f"SELECT DISTINCT fact_group FROM chunks WHERE fact_group IS NOT NULL"
-                            f" AND id IN ({marks})", part)
+                            f" AND id IN ({in_})", part)
         groups.update(int(r[0]) for r in rows)
     return groups
 
@@ -159,11 +154,11 @@ def lineage(conn: apsw.Connection, seeds: Iterable[int]) -> set[int]:
     while frontier:
         found |= frontier
         nxt: set[int] = set()
-        for part in _batches(sorted(frontier)):
-            marks = ",".join("?" * len(part))
-            sql = (f"SELECT predecessor_id, superseded_by FROM chunks WHERE id IN ({marks})"
+        for part in batched(sorted(frontier)):
+            in_ = marks(part)
+            sql = (f"SELECT predecessor_id, superseded_by FROM chunks WHERE id IN ({in_})"
                    f" UNION SELECT id, NULL FROM chunks"
-                   f" WHERE predecessor_id IN ({marks}) OR superseded_by IN ({marks})")
+                   f" WHERE predecessor_id IN ({in_}) OR superseded_by IN ({in_})")
             for a, b in conn.execute(sql, part * 3):
                 nxt.update(x for x in (a, b) if x is not None)
         frontier = {int(x) for x in nxt} - found
@@ -172,10 +167,10 @@ def lineage(conn: apsw.Connection, seeds: Iterable[int]) -> set[int]:
 
 def existing_fact_ids(conn: apsw.Connection, ids: Iterable[int]) -> list[int]:
     out: list[int] = []
-    for part in _batches(sorted(ids)):
-        marks = ",".join("?" * len(part))
+    for part in batched(sorted(ids)):
+        in_ = marks(part)
         out += [int(r[0]) for r in conn.execute(
-            f"SELECT id FROM chunks WHERE document_id IS NULL AND id IN ({marks})", part)]
+            f"SELECT id FROM chunks WHERE document_id IS NULL AND id IN ({in_})", part)]
     return out
 
 
@@ -185,20 +180,20 @@ def delete_facts(conn: apsw.Connection, change: Change, ids: Sequence[int]) -> i
     _touch_chunks(conn, change, ids)
     groups = group_ids(conn, ids)
     sources: set[int] = set()
-    for part in _batches(ids):
-        marks = ",".join("?" * len(part))
-        sources.update(int(r[0]) for r in conn.execute(f"SELECT source_id FROM chunks WHERE id IN ({marks})", part))
-        conn.execute(f"DELETE FROM entity_links WHERE chunk_id IN ({marks})", part)
-        conn.execute(f"UPDATE chunks SET predecessor_id = NULL WHERE predecessor_id IN ({marks})", part)
-        conn.execute(f"UPDATE chunks SET superseded_by = NULL WHERE superseded_by IN ({marks})", part)
+    for part in batched(ids):
+        in_ = marks(part)
+        sources.update(int(r[0]) for r in conn.execute(f"SELECT source_id FROM chunks WHERE id IN ({in_})", part))
+        conn.execute(f"DELETE FROM entity_links WHERE chunk_id IN ({in_})", part)
+        conn.execute(f"UPDATE chunks SET predecessor_id = NULL WHERE predecessor_id IN ({in_})", part)
+        conn.execute(f"UPDATE chunks SET superseded_by = NULL WHERE superseded_by IN ({in_})", part)
     deleted = 0
-    for part in _batches(ids):
-        marks = ",".join("?" * len(part))
-        conn.execute(f"DELETE FROM chunks WHERE id IN ({marks})", part)
+    for part in batched(ids):
+        in_ = marks(part)
+        conn.execute(f"DELETE FROM chunks WHERE id IN ({in_})", part)
         deleted += conn.changes()
-    for part in _batches(sorted(sources)):
-        marks = ",".join("?" * len(part))
-        conn.execute(f"DELETE FROM memory_sources WHERE id IN ({marks})"
+    for part in batched(sorted(sources)):
+        in_ = marks(part)
+        conn.execute(f"DELETE FROM memory_sources WHERE id IN ({in_})"
                      " AND NOT EXISTS (SELECT 1 FROM chunks x WHERE x.source_id = memory_sources.id)"
                      " AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.source_id = memory_sources.id)",
                      part)
