@@ -29,7 +29,7 @@ ROUTE_DOCS: list[tuple[str, str, str, dict[str, Any] | None, list[str], str, dic
     ("PUT", "/api/page-match/site-mode", "Set a user rule for a host", {"host": STR, "mode": STR}, ["host", "mode"],
      "200", {}),
     ("GET", "/api/page-match/site-modes", "Global default, pause and every rule", None, [], "200", {}),
-    ("POST", "/api/page-match/match", "Memory from this page and related by meaning",
+    ("POST", "/api/page-match/match", "Memory from this page (every project) and related by meaning (project)",
      {"url": STR, "title": STR, "pageContext": STR, "project": STR}, ["url"], "200", {}),
     ("GET", "/api/page-match/probe", "Toolbar state for a page (query: url)", None, [], "200", {}),
     ("POST", "/api/page-match/suggest", "Typing suggestions", {"url": STR, "prefix": STR, "project": STR}, ["url"],

@@ -27,6 +27,7 @@ from vodou_desktop.ingest.exports import (
     MAX_EXPORT_BYTES,
     Conversation,
     MalformedConversation,
+    check_format,
     conversations,
     load_export,
 )
@@ -62,6 +63,7 @@ def import_export(vault: Vault, path: Path, fmt: str, *, progress: Progress | No
                   cancel: threading.Event | None = None, max_bytes: int = MAX_EXPORT_BYTES) -> ImportReport:
     """Import one export file; file-level problems raise ``InvalidInput`` before any write."""
     data = load_export(Path(path), max_bytes)
+    check_format(data, fmt, path)
     report = ImportReport(fmt, conversations=len(data))
     for done, item in enumerate(conversations(data, fmt), start=1):
         if cancel is not None and cancel.is_set():

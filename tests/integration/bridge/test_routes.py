@@ -121,3 +121,26 @@ def test_approvals_list_and_decide(bridge: Bridge) -> None:
 def test_unknown_route_and_method(bridge: Bridge) -> None:
     assert bridge.get("/api/nowhere").status == 404
     assert bridge.request("DELETE", "/api/notes").status == 405
+
+
+def test_green_probe_and_from_this_page_list_the_same_memories_of_every_project(bridge: Bridge) -> None:
+    """Issue 14 defect 1: the icon is green exactly when the panel's list is non-empty, and the list
+    holds every project's memories from this page, each with its project."""
+    assert bridge.get(f"/api/page-match/probe?url={KEY}").json["state"] == "none"
+    assert bridge.post("/api/page-match/match", {"url": KEY}).json["facts"] == []
+    saved = {}
+    for project in ("family", "thesis", None):
+        body = {"url": URL, "title": "One", "text": f"a memory for {project or 'everyone'}"}
+        if project:
+            body["project"] = project
+        saved[bridge.post("/api/notes", body).json["id"]] = project
+    assert bridge.get(f"/api/page-match/probe?url={KEY}").json["state"] == "green"
+    for chosen in (None, "family"):
+        body = {"url": KEY, **({"project": chosen} if chosen else {})}
+        match = bridge.post("/api/page-match/match", body).json
+        assert {f["id"]: f["project"] for f in match["facts"]} == saved
+        assert match["projects"] == ["family", "thesis"]
+    bridge.request("PUT", "/api/page-match/site-mode", {"host": "example.org", "mode": "off"})
+    off = bridge.post("/api/page-match/match", {"url": KEY}).json
+    assert off["facts"] == off["projects"] == []
+    assert bridge.get(f"/api/page-match/probe?url={KEY}").json["state"] is None
