@@ -108,9 +108,21 @@ def test_pause_dims_the_icon_state(qtbot, desktop):
     report_page(qtbot, desktop)
     assert desktop.active_page.state.icon_state == "neutral"
     desktop.actions["pause"].trigger()
-    qtbot.waitUntil(lambda: desktop.active_page.state.icon_state == "dimmed", timeout=3000)
+    qtbot.waitUntil(lambda: desktop.active_page.state.icon_state == "paused", timeout=3000)
     assert desktop.sites.paused
     assert not desktop.actions["mode.collect"].isEnabled()
+
+
+def test_an_off_site_dims_the_tray_like_the_toolbar(qtbot, desktop):
+    """Issue 14 defect 4: the toolbar dimmed on an off site while the tray stayed blue."""
+    report_page(qtbot, desktop)
+    assert desktop.active_page.state.icon_state == "neutral"
+    desktop.sites.set_rule("bank.example", "off")
+    off = {"accepted": False, "url": None, "pageKey": None, "title": None, "host": "bank.example",
+           "mode": "off", "reason": "user rule on bank.example"}
+    desktop.hub.emit(events.ACTIVE_PAGE, off)  # what POST /api/active-page {"offHost"} raises
+    qtbot.waitUntil(lambda: desktop.active_page.state.icon_state == "dimmed", timeout=3000)
+    assert desktop.actions["page"].text() == "bank.example — off (user rule on bank.example)"
 
 
 def test_memory_saved_from_the_page_turns_the_state_green(qtbot, desktop):
