@@ -51,6 +51,7 @@ class MemoriesTab(QWidget):
         self.controller = SearchController(services.runtime.search, services.ops, self)
         self._build()
         self.search_box.textChanged.connect(self._request)
+        self.search_box.returnPressed.connect(self.focus_results)
         self.filters.changed.connect(self._request)
         self.controller.results_ready.connect(self._show_results)
         self.controller.failed.connect(services.messages.error)
@@ -85,6 +86,13 @@ class MemoriesTab(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in range(1, self.model.columnCount()):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+
+    def focus_results(self) -> None:
+        """Enter in the search box: to the results, the first one selected (keyboard-only use)."""
+        if self.model.rowCount():
+            current = self.view.currentIndex()
+            self.view.setCurrentIndex(current if current.isValid() else self.model.index(0, 0))
+        self.view.setFocus()
 
     def current_query(self) -> Query:
         return Query(self.search_box.text(), self.filters.current_filter())
