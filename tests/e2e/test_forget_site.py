@@ -35,7 +35,7 @@ def test_forget_site_two_clicks_window_and_undo(paired: Browser) -> None:
     # First click: the dry run's count, nothing changed yet.
     panel.click("#forget")
     panel.wait_for_selector("#forget-confirm:not([hidden])")
-    assert "Forget 2 fact(s) from recipes.example" in panel.inner_text("#forget-count")
+    assert "Forget 2 memories from recipes.example" in panel.inner_text("#forget-count")
     assert _fact_count(paired, url) == 2
     # Second click inside the window: the facts are hidden.
     panel.click("#forget-yes")
@@ -44,7 +44,7 @@ def test_forget_site_two_clicks_window_and_undo(paired: Browser) -> None:
     assert panel.locator("#facts li").count() == 0 and _fact_count(paired, url) == 0
     # Undo restores them.
     panel.click("#forget-undo")
-    panel.wait_for_selector("#message:has-text('Restored 2 fact(s)')")
+    panel.wait_for_selector("#message:has-text('Restored 2 memories')")
     panel.wait_for_selector(f"#facts li:has-text('{NOTES[0]}')")
     assert _fact_count(paired, url) == 2
 

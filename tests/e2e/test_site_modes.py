@@ -51,7 +51,7 @@ def test_off_host_gets_only_the_site_mode_query_then_collect_works(paired: Brows
     panel = paired.panel()
     panel.click("#mode-collect")
     panel.wait_for_selector("#page:not([hidden])")
-    assert panel.inner_text("#mode-badge") == "collect"
+    assert panel.inner_text("#mode-badge") == "Collect"
     panel.fill("#note", "Statements older than seven years are shredded")
     panel.click("#send")
     panel.wait_for_selector("#facts li:has-text('Statements older than seven years')")

@@ -30,7 +30,8 @@ SIDE_EFFECTING = frozenset({"remember", "forget", "erase", "link", "site_mode"})
 # The answer for a turn without page content. Erase cannot be undone, so it always asks.
 BASE_DECISION = {"search": AUTO, "remember": AUTO, "link": AUTO, "site_mode": AUTO, "forget": AUTO, "erase": ASK}
 TOOLS = frozenset(BASE_DECISION)
-PAGE_REASON = "this turn carries page content: side-effecting actions wait for your approval"
+PAGE_REASON = ("A web page was part of this message, so anything that changes your memory waits for you "
+               "(the page could have asked for it)")
 
 
 @dataclass(frozen=True)
@@ -51,8 +52,14 @@ def decide(tool: str, turn: Turn) -> str:
     return BASE_DECISION[tool]
 
 
+TOOL_WORDS = {"remember": "Remember", "forget": "Forget site", "erase": "Erasing a site", "link": "Link to page",
+              "site_mode": "Change site mode", "search": "Search"}
+
+
 def _reason(tool: str, turn: Turn) -> str:
-    return PAGE_REASON if turn.has_page_content else f"{tool} always asks first: it cannot be undone"
+    if turn.has_page_content:
+        return PAGE_REASON
+    return f"{TOOL_WORDS.get(tool, tool)} cannot be undone, so it always asks first"
 
 
 ToolFn = Callable[[dict[str, Any], Turn], Any]

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QLineEdit, QPushButt
 from vodou_desktop.errors import InvalidInput, KnownError
 from vodou_desktop.pages import site_host
 from vodou_desktop.ui.ops import Ops
+from vodou_desktop.words import plural
 
 TICK_MS = 100
 
@@ -48,11 +49,13 @@ class ForgetSiteDialog(QDialog):
         self.undo_button.clicked.connect(self.undo)
         self.close_button.clicked.connect(self.reject)
         self.host.returnPressed.connect(self.run_dry_run)
-        self._show_plan_step("Forgetting hides this site's facts everywhere. Library documents are kept.")
+        self._show_plan_step("Forgetting hides this site's memories everywhere. Library pages are kept.")
 
     def _layout(self) -> None:
         row = QHBoxLayout()
-        row.addWidget(QLabel("Site"))
+        label = QLabel("&Site")
+        label.setBuddy(self.host)
+        row.addWidget(label)
         row.addWidget(self.host, 1)
         buttons = QHBoxLayout()
         for button in (self.check_button, self.confirm_button, self.undo_button):
@@ -78,8 +81,8 @@ class ForgetSiteDialog(QDialog):
         self.plan, self._issued_at, self.step = plan, self._clock(), "confirm"
         facts, docs = plan["facts"], plan["documents"]
         self.summary.setText(
-            f"<b>{plan['host']}</b>: {facts} fact{'s' if facts != 1 else ''} will be hidden"
-            f" (undo is offered afterwards). {docs} Library document{'s' if docs != 1 else ''}"
+            f"<b>{plan['host']}</b>: {plural(facts, 'memory')} will be hidden"
+            f" (undo is offered afterwards). {plural(docs, 'Library page')}"
             " from this site will be kept.")
         self.host.setEnabled(False)
         self.check_button.hide()
@@ -99,7 +102,8 @@ class ForgetSiteDialog(QDialog):
         if left <= 0:
             self._expired()
             return
-        self.confirm_button.setText(f"Forget {self.plan['facts'] if self.plan else 0} facts ({math.ceil(left)} s)")
+        count = plural(self.plan["facts"] if self.plan else 0, "memory")
+        self.confirm_button.setText(f"Forget {count} ({math.ceil(left)} s)")
 
     def _expired(self) -> None:
         self.confirm_button.setEnabled(False)
@@ -129,7 +133,7 @@ class ForgetSiteDialog(QDialog):
         self.result, self.step = result, "done"
         hidden = result.get("facts_hidden", result.get("facts", 0))
         kept = result.get("documents_kept", result.get("documents", 0))
-        self.summary.setText(f"Forgot {hidden} fact{'s' if hidden != 1 else ''} from <b>{result['host']}</b>."
+        self.summary.setText(f"Forgot {plural(hidden, 'memory')} from <b>{result['host']}</b>."
                              f" {kept} Library document{'s' if kept != 1 else ''} kept.")
         self.confirm_button.hide()
         self.undo_button.show()
@@ -146,7 +150,7 @@ class ForgetSiteDialog(QDialog):
     def _undone(self, result: dict[str, Any]) -> None:
         self.step = "undone"
         restored = result.get("facts_restored", 0)
-        self.summary.setText(f"Undone: {restored} fact{'s' if restored != 1 else ''} from {result['host']} restored.")
+        self.summary.setText(f"Undone: {plural(restored, 'memory')} from {result['host']} restored.")
         self.undo_button.hide()
 
     def _failed(self, exc: BaseException) -> None:

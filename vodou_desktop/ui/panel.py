@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from vodou_desktop.ui.actions import MODES, ActionRegistry
 from vodou_desktop.ui.active_page import PageState
-from vodou_desktop.ui.browser.approvals_tab import describe_arguments
+from vodou_desktop.ui.browser.approvals_tab import describe_arguments, pending_first, tool_words
 from vodou_desktop.ui.ops import Ops
 from vodou_desktop.ui.site_projects import SiteProjects
 from vodou_desktop.ui.table_model import Column, RecordTableModel
@@ -48,7 +48,8 @@ DOC_COLUMNS: list[Column[dict[str, Any]]] = [
     Column("Document", lambda d: f"{d.get('title') or d.get('page_url')}\n{_label(d)} · Library page, "
                                  f"{_chunks(d.get('chunk_count'))}")]
 APPROVAL_COLUMNS: list[Column[dict[str, Any]]] = [
-    Column("Waiting for you", lambda a: f"{a.get('tool')}: {describe_arguments(a)}", lambda a: str(a.get("reason")))]
+    Column("Waiting for you", lambda a: f"{tool_words(a)}: {describe_arguments(a)}\n{a.get('reason')}",
+           lambda a: str(a.get("reason")))]
 
 
 def load_panel(pages: Any, gate: Any, state: PageState, project: str | None = None) -> dict[str, Any]:
@@ -58,7 +59,7 @@ def load_panel(pages: Any, gate: Any, state: PageState, project: str | None = No
                              "reason": state.reason}
     if state.url and pages is not None:
         match = pages.match(state.url, state.title, project=project)
-    approvals = gate.approvals(pending_only=True) if gate is not None else []
+    approvals = pending_first(gate.approvals(pending_only=True)) if gate is not None else []
     return {**match, "approvals": approvals}
 
 

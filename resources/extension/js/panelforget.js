@@ -3,6 +3,9 @@
 
 import { $, ask, say, sayError, show } from './panelkit.js';
 
+/** "1 memory", "3 memories". */
+const memories = (n) => (n === 1 ? '1 memory' : `${n} memories`);
+
 const SPEC_WINDOW_S = 8; // used only if the app's answer lacks a usable expires_in
 let pending = null; // {token, deadline, timer}
 let lastOp = null;
@@ -28,8 +31,9 @@ export async function startForget(host, onChange) {
   show('forget-done', false);
   try {
     const dry = await ask('forgetDryRun', { host });
-    const docs = dry.documents ? ` ${dry.documents} Library document(s) from it are kept.` : '';
-    $('forget-count').textContent = `Forget ${dry.facts} fact(s) from ${dry.host}?${docs}`;
+    const docs = dry.documents
+      ? ` ${dry.documents === 1 ? '1 Library page' : `${dry.documents} Library pages`} from it kept.` : '';
+    $('forget-count').textContent = `Forget ${memories(dry.facts)} from ${dry.host}?${docs}`;
     const windowS = Number(dry.expires_in) > 0 ? Number(dry.expires_in) : SPEC_WINDOW_S;
     pending = { token: dry.token, deadline: Date.now() + windowS * 1000, timer: null };
     pending.timer = setInterval(tick, 250);
@@ -48,7 +52,7 @@ async function confirmForget(onChange) {
   try {
     const done = await ask('forgetConfirm', { token });
     lastOp = done.op;
-    $('forget-done-text').textContent = `Forgot ${done.facts} fact(s) from ${done.host}.`;
+    $('forget-done-text').textContent = `Forgot ${memories(done.facts)} from ${done.host}.`;
     show('forget-done', true);
     $('forget-undo').onclick = () => undoForget(onChange);
     await onChange();
@@ -63,7 +67,7 @@ async function undoForget(onChange) {
     const undone = await ask('forgetUndo', { op: lastOp });
     lastOp = null;
     show('forget-done', false);
-    say(Number.isInteger(undone.facts_restored) ? `Restored ${undone.facts_restored} fact(s).` : 'Restored the forgotten facts.');
+    say(Number.isInteger(undone.facts_restored) ? `Restored ${memories(undone.facts_restored)}.` : 'Restored the forgotten memories.');
     await onChange();
   } catch (error) {
     sayError(error);

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox, QMessageBox
 from pytestqt.modeltest import ModelTester
 
@@ -48,11 +49,11 @@ def test_sites_list_hosts_with_mode_reason_and_fact_count(qtbot, governed, seede
     _browser, tab = open_tab(qtbot, governed, "Sites")
     qtbot.waitUntil(lambda: tab.model.rowCount() == 3)
     assert table(tab.model) == [
-        ["doc.rust-lang.org", "collect", "global default", "1"],
-        ["mybank.example", "off", "user rule on mybank.example", "0"],
-        ["wiki.example.com", "collect", "global default", "1"],
+        ["doc.rust-lang.org", "Collect", "global default", "1"],
+        ["mybank.example", "Off", "user rule on mybank.example", "0"],
+        ["wiki.example.com", "Collect", "global default", "1"],
     ]
-    assert "Other sites: collect (global default)" in tab.summary.text()
+    assert "Other sites: Collect (global default)" in tab.summary.text()
     ModelTester(None).check(tab.model)
 
 
@@ -176,19 +177,44 @@ def test_approve_and_deny_from_the_approvals_tab(qtbot, governed):
     _browser, tab = open_tab(qtbot, governed, "Approvals")
     qtbot.waitUntil(lambda: tab.model.rowCount() == 2)
     assert tab.summary.text() == "2 waiting for you"
-    assert table(tab.model)[0][:4] == ["remember", "Remember the second parked fact",
+    assert table(tab.model)[0][:4] == ["Remember", "Remember the first parked fact",
                                        tab.model.row_record(0)["reason"], "pending"]
     ModelTester(None).check(tab.model)
-    assert tab.selected()["id"] == second
+    assert tab.selected()["id"] == first  # the one that has waited longest
     tab.deny_button.click()
     qtbot.waitUntil(lambda: tab.summary.text() == "1 waiting for you")
-    assert tab.selected()["id"] == first
+    assert tab.selected()["id"] == second
     tab.approve_button.click()
     qtbot.waitUntil(lambda: tab.summary.text() == "Nothing waits for your approval.")
-    assert [r["status"] for r in tab.model.rows] == ["denied", "approved"]
+    assert [r["status"] for r in tab.model.rows] == ["approved", "denied"]
     assert not tab.approve_button.isEnabled()
-    facts = governed.runtime.vault.read(lambda c: q.list_facts(c, FactFilter(project=ALL_PROJECTS)))
-    assert [f.text for f in facts] == ["Remember the first parked fact"]
+
+    def texts() -> list[str]:
+        facts = governed.runtime.vault.read(lambda c: q.list_facts(c, FactFilter(project=ALL_PROJECTS)))
+        return [f.text for f in facts]
+
+    qtbot.waitUntil(lambda: texts() == ["Remember the second parked fact"])
+
+
+def test_approvals_put_pending_first_in_plain_words_and_never_cut_the_reason(qtbot, governed):
+    gate = governed.extras["gate"]
+    turn = Turn(None, has_page_content=True)
+    done = gate.submit("remember", {"text": "An early one"}, turn)["approval"]["id"]
+    gate.resolve(done, "deny")
+    gate.submit("site_mode", {"host": "news.example.com", "mode": "off"}, turn)
+    browser, tab = open_tab(qtbot, governed, "Approvals")
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 2)
+    assert [r["status"] for r in tab.model.rows] == ["pending", "denied"]
+    row = table(tab.model)[0]
+    assert row[:2] == ["Change site mode", "news.example.com → Off"]
+    assert row[2].startswith("A web page was part of this message, so anything that changes your memory waits")
+    assert "side-effecting" not in row[2] and "turn" not in row[2]
+    assert tab.view.wordWrap() and tab.view.textElideMode() == Qt.TextElideMode.ElideNone
+    browser.resize(1100, 700)
+    tab.view.resizeRowsToContents()
+    reason = tab.model.index(0, 2)
+    needed = tab.view.sizeHintForIndex(reason).height()
+    assert tab.view.rowHeight(0) >= needed  # the whole reason fits, wrapped at spaces
 
 
 # -- the tree model ---------------------------------------------------------------------------

@@ -52,8 +52,8 @@ def dry_run(qtbot, dialog: ForgetSiteDialog) -> None:
 def test_dry_run_shows_counts_and_changes_nothing(qtbot, vault, services, site, clock):
     dialog = make_dialog(qtbot, vault, services, clock)
     dry_run(qtbot, dialog)
-    assert "2 facts will be hidden" in dialog.summary.text()
-    assert "1 Library document from this site will be kept" in dialog.summary.text()
+    assert "2 memories will be hidden" in dialog.summary.text()
+    assert "1 Library page from this site will be kept" in dialog.summary.text()
     assert dialog.confirm_button.isVisible() and dialog.confirm_button.text().endswith("(8 s)")
     assert visible(vault) == 3
 
@@ -66,12 +66,12 @@ def test_confirm_at_7_9_seconds_forgets_then_undo_restores(qtbot, vault, service
     assert dialog.confirm_button.isEnabled() and dialog.confirm_button.text().endswith("(1 s)")
     qtbot.mouseClick(dialog.confirm_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.step == "done")
-    assert "Forgot 2 facts" in dialog.summary.text()
+    assert "Forgot 2 memories" in dialog.summary.text()
     assert visible(vault) == 1
     assert dialog.undo_button.isVisible()
     qtbot.mouseClick(dialog.undo_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.step == "undone")
-    assert "Undone: 2 facts from w3schools.com restored" in dialog.summary.text()
+    assert "Undone: 2 memories from w3schools.com restored" in dialog.summary.text()
     assert visible(vault) == 3
 
 

@@ -147,3 +147,33 @@ def test_memories_tab_by_keyboard_alone(qtbot, governed, seeded):
     assert tab.fact_actions["undo"].isEnabled()
     qtbot.keyClick(tab.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: texts(browser) == ["Use pnpm everywhere"])
+
+
+def test_empty_states_say_what_to_do(qtbot, services):
+    browser = open_browser(qtbot, services)
+    tab = browser.memories
+    qtbot.waitUntil(lambda: tab.empty.isVisible())
+    said = tab.empty.text()
+    assert "Your memory is empty" in said and "Add memory…" in said and "Import…" in said and "Pair" in said
+    assert browser.count_label.text() == "0 memories shown"
+    browser.tabs.setCurrentWidget(browser.library)
+    qtbot.waitUntil(lambda: browser.library.empty.isVisible())
+    assert "Add page to Library" in browser.library.empty.text()
+    assert browser.count_label.text() == "0 Library pages"
+
+
+def test_no_results_say_what_was_searched_and_the_filters(qtbot, services, seeded):
+    browser = open_browser(qtbot, services)
+    tab = browser.memories
+    qtbot.waitUntil(lambda: len(texts(browser)) == 5)
+    assert not tab.empty.isVisible() and browser.count_label.text() == "5 memories shown"
+    tab.filters.kind.setCurrentText("preference")
+    qtbot.keyClicks(tab.search_box, "heron")
+    qtbot.waitUntil(lambda: tab.empty.isVisible())
+    assert tab.empty.text() == ("<b>No memories match “heron”</b> with these filters: kind preference. "
+                                "Try other words, or clear the filters.")
+    tab.search_box.setText("pnpm")
+    tab.filters.kind.setCurrentText("Any kind")
+    qtbot.waitUntil(lambda: browser.count_label.text() == "1 memory shown")
+    browser.tabs.setCurrentWidget(browser.library)
+    qtbot.waitUntil(lambda: browser.count_label.text() == "1 Library page")  # the visible tab's count

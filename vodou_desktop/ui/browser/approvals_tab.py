@@ -10,25 +10,48 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableView, QVBoxLayout, QWidget
 
 from vodou_desktop.governance.ages import format_age
+from vodou_desktop.governance.approvals import TOOL_WORDS
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.table_model import Column, RecordTableModel
+from vodou_desktop.words import mode_words
 
 Approval = dict[str, Any]
 
 
 def describe_arguments(approval: Approval) -> str:
-    """What the parked action would do, in a few words (the text to remember, or its arguments)."""
+    """What the parked action would do, in a few words (the text to remember, the site, the mode)."""
     args = approval.get("arguments")
     if not args and approval.get("status") == "denied":
         return "(dropped when denied)"
     if isinstance(args, dict):
         if isinstance(args.get("text"), str):
             return str(args["text"])
-        return ", ".join(f"{k}={v}" for k, v in sorted(args.items()))
+        if approval.get("tool") == "site_mode" and {"host", "mode"} <= set(args):
+            return f"{args['host']} → {mode_words(str(args['mode']))}"
+        if approval.get("tool") == "link" and {"id", "url"} <= set(args):
+            return f"memory #{args['id']} → {args['url']}"
+        if isinstance(args.get("host"), str):
+            return str(args["host"])
+        if isinstance(args.get("query"), str):
+            return f"“{args['query']}”"
+        return ", ".join(f"{k}: {v}" for k, v in sorted(args.items()))
     return json.dumps(args)
+
+
+def tool_words(approval: Approval) -> str:
+    tool = str(approval.get("tool"))
+    return TOOL_WORDS.get(tool, tool)
+
+
+def pending_first(approvals: list[Approval]) -> list[Approval]:
+    """Pending ones first (oldest first: they have waited longest), then the decided, newest first."""
+    waiting = sorted((a for a in approvals if a.get("status") == "pending"), key=lambda a: a.get("id") or 0)
+    decided = sorted((a for a in approvals if a.get("status") != "pending"), key=lambda a: -(a.get("id") or 0))
+    return waiting + decided
 
 
 def _outcome(approval: Approval) -> str:
@@ -39,7 +62,7 @@ def _outcome(approval: Approval) -> str:
 
 
 COLUMNS: list[Column[Approval]] = [
-    Column("Action", lambda a: a.get("tool")),
+    Column("Action", tool_words),
     Column("What", describe_arguments, describe_arguments),
     Column("Why it waits", lambda a: a.get("reason"), lambda a: str(a.get("reason") or "")),
     Column("Status", _outcome),
@@ -55,7 +78,8 @@ class ApprovalsTab(QWidget):
         self.view = QTableView(selectionBehavior=QTableView.SelectionBehavior.SelectRows,
                                selectionMode=QTableView.SelectionMode.SingleSelection)
         self.view.setModel(self.model)
-        self.view.setWordWrap(False)
+        self.view.setWordWrap(True)  # the reason wraps at word boundaries, never cut mid-word
+        self.view.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.view.verticalHeader().hide()
         for column, width in ((0, 100), (2, 400), (3, 90), (4, 110)):
             self.view.setColumnWidth(column, width)
@@ -81,7 +105,9 @@ class ApprovalsTab(QWidget):
         self._services.ops.run(lambda: gate.approvals(pending_only=False), self._loaded, owner=self)
 
     def _loaded(self, approvals: list[Approval]) -> None:
+        approvals = pending_first(approvals)
         self.model.set_rows(approvals)
+        self.view.resizeRowsToContents()
         pending = [row for row, a in enumerate(approvals) if a.get("status") == "pending"]
         self.summary.setText(f"{len(pending)} waiting for you" if pending else "Nothing waits for your approval.")
         if pending:

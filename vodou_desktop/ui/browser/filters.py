@@ -33,9 +33,12 @@ class FilterBar(QWidget):
         self.problem = QLabel(styleSheet="color: #b00020")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        for label, widget in (("Project", self.project), ("Tier", self.tier), ("Kind", self.kind),
-                              ("Site", self.host)):
-            layout.addWidget(QLabel(label))
+        for label, widget in (("&Project", self.project), ("T&ier", self.tier), ("&Kind", self.kind),
+                              ("Si&te", self.host)):
+            buddy = QLabel(label)
+            buddy.setBuddy(widget)
+            widget.setAccessibleName(label.replace("&", ""))
+            layout.addWidget(buddy)
             layout.addWidget(widget)
         layout.addWidget(self.forgotten)
         layout.addWidget(self.problem, 1)
@@ -44,6 +47,23 @@ class FilterBar(QWidget):
         self.kind.currentTextChanged.connect(self.changed)
         self.host.textChanged.connect(self.changed)
         self.forgotten.toggled.connect(self.changed)
+
+    def describe(self) -> list[str]:
+        """The filters in force, in words (for "no results" messages)."""
+        said = []
+        project = self.project.currentText().strip()
+        if project and project != ALL_PROJECTS_LABEL:
+            said.append("global memories only" if project == GLOBAL_ONLY_LABEL else f"project {project}")
+        if self.tier.currentText() != ANY_TIER:
+            said.append(f"tier {self.tier.currentText()}")
+        kind = self.kind.currentText().strip()
+        if kind and kind != ANY_KIND:
+            said.append(f"kind {kind}")
+        if self.host.text().strip():
+            said.append(f"site {self.host.text().strip()}")
+        if self.forgotten.isChecked():
+            said.append("forgotten ones shown")
+        return said
 
     def current_filter(self) -> FactFilter:
         """The filter the bar describes; an invalid site is shown and left out (never raised)."""

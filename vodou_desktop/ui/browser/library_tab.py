@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QTableView, QVBoxLayout, QWidget
 
 from vodou_desktop.governance.ages import format_age
 from vodou_desktop.ui.services import Services
@@ -15,10 +15,15 @@ from vodou_desktop.vault import query as q
 COLUMNS: list[Column[Document]] = [
     Column("Title", lambda d: d.title or d.page_url or f"document {d.id}", lambda d: d.page_url or ""),
     Column("Site", lambda d: d.page_host or d.source_kind),
-    Column("Chunks", lambda d: d.chunk_count),
+    Column("Parts", lambda d: d.chunk_count),
     Column("Project", lambda d: d.project or "global"),
     Column("Saved", lambda d: format_age(d.created_at, "instant")),
 ]
+
+
+EMPTY_LIBRARY = ("The Library keeps whole web pages to search later. None yet: on a page, open the Vodou "
+                 "browser extension and choose “Add page to Library” (or right-click ▸ Add this page to Vodou "
+                 "Library).")
 
 
 class LibraryTab(QWidget):
@@ -30,7 +35,13 @@ class LibraryTab(QWidget):
         self.view.setModel(self.model)
         self.view.horizontalHeader().setStretchLastSection(True)
         self.view.doubleClicked.connect(self._open)
-        QVBoxLayout(self).addWidget(self.view)
+        self.view.setAccessibleName("Library pages")
+        self.empty = QLabel(EMPTY_LIBRARY, wordWrap=True, visible=False)
+        self.empty.setStyleSheet("padding: 12px; background: palette(alternate-base)")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.empty)
+        layout.addWidget(self.view, 1)
+        self.model.modelReset.connect(lambda: self.empty.setVisible(self.model.rowCount() == 0))
 
     def refresh(self) -> None:
         vault = self._services.runtime.vault

@@ -3,10 +3,13 @@ and the actions on the selected memory (buttons under the details and the result
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QItemSelection, Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
+    QLabel,
     QLineEdit,
     QSplitter,
     QToolButton,
@@ -25,6 +28,10 @@ from vodou_desktop.ui.browser.search_controller import Query, SearchController
 from vodou_desktop.ui.services import Services
 from vodou_desktop.vault import Fact
 from vodou_desktop.words import score_details
+
+EMPTY_VAULT = ("<b>Your memory is empty.</b> Add a memory with <i>File ▸ Add memory…</i> (Ctrl+N), import a "
+               "ChatGPT or Claude export with <i>File ▸ Import…</i>, or pair the browser extension "
+               "(<i>File ▸ Pair browser extension…</i>) to save notes and selections from web pages.")
 
 
 class MemoriesTab(QWidget):
@@ -45,6 +52,9 @@ class MemoriesTab(QWidget):
         self.model.modelReset.connect(self._size_columns)
         self._size_columns()
         self.details = DetailPane()
+        self.empty = QLabel(wordWrap=True, visible=False, textFormat=Qt.TextFormat.RichText)
+        self.empty.setAccessibleName("Why nothing is shown")
+        self.empty.setStyleSheet("padding: 12px; color: palette(window-text); background: palette(alternate-base)")
         self.actions_row = QHBoxLayout()
         self.fact_actions = FactActions(services, self, follow=self.follow)
         self._follow: int | None = None
@@ -78,6 +88,7 @@ class MemoriesTab(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.search_box)
         layout.addWidget(self.filters)
+        layout.addWidget(self.empty)
         layout.addWidget(split, 1)
 
     def _size_columns(self) -> None:
@@ -115,6 +126,7 @@ class MemoriesTab(QWidget):
         keep = self.selected_fact()
         wanted = [fact_id for fact_id in (self._follow, keep.id if keep else None) if fact_id is not None]
         self.model.set_results(results, self.search_box.text())
+        self._say_why_empty(results)
         self.results_shown.emit(len(results))
         rows = {result.fact.id: row for row, result in enumerate(results)}
         for fact_id in wanted:
@@ -124,6 +136,20 @@ class MemoriesTab(QWidget):
                 self.view.setCurrentIndex(self.model.index(rows[fact_id], 0))
                 return
         self._show_nothing()
+
+    def _say_why_empty(self, results: list[SearchResult]) -> None:
+        """An empty list says what it is for and what to do first, never a blank table."""
+        self.empty.setVisible(not results)
+        if results:
+            return
+        query, filters = self.search_box.text().strip(), self.filters.describe()
+        if not query and not filters:
+            self.empty.setText(EMPTY_VAULT)
+            return
+        searched = f"No memories match “{html.escape(query)}”" if query else "No memories here"
+        where = f" with these filters: {html.escape(', '.join(filters))}" if filters else ""
+        hint = " Try other words, or clear the filters." if filters else " Try other words."
+        self.empty.setText(f"<b>{searched}</b>{where}.{hint}")
 
     def _show_nothing(self) -> None:
         self.details.show_empty()

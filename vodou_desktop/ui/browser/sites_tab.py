@@ -1,4 +1,4 @@
-"""The Sites tab: every site with a rule or with memories — its mode, why, and how many facts.
+"""The Sites tab: every site with a rule or with memories — its mode, why, and how many memories.
 
 Modes are read and set through ``SiteModes``, the same service the bridge answers from, so a
 mode chosen here is what the extension is told. The list refreshes from the vault's change event.
@@ -17,6 +17,7 @@ from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.table_model import Column, RecordTableModel
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault
 from vodou_desktop.vault import query as q
+from vodou_desktop.words import mode_words
 
 
 @dataclass(frozen=True)
@@ -37,9 +38,9 @@ class SitesView:
 
 COLUMNS: list[Column[SiteRow]] = [
     Column("Site", lambda s: s.host),
-    Column("Mode", lambda s: s.mode),
+    Column("Mode", lambda s: mode_words(s.mode)),
     Column("Why", lambda s: s.reason),
-    Column("Facts", lambda s: s.facts),
+    Column("Memories", lambda s: s.facts),
 ]
 
 
@@ -103,7 +104,7 @@ class SitesTab(QWidget):
         current = self.host.text().strip()
         self.model.set_rows(data.rows)
         pause = " Collection is paused: every site is off." if data.paused else ""
-        self.summary.setText(f"Other sites: {data.global_default} (global default).{pause} "
+        self.summary.setText(f"Other sites: {mode_words(data.global_default)} (global default).{pause} "
                              "Rules cover subdomains; the most specific one wins.")
         for row, site in enumerate(data.rows):
             if site.host == current:
