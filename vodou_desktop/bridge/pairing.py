@@ -19,7 +19,7 @@ from pathlib import Path
 
 from vodou_desktop import paths
 from vodou_desktop.bridge import events
-from vodou_desktop.bridge.tokens import TokenStore, check_extension_id
+from vodou_desktop.bridge.tokens import TokenStore, browser_name, check_extension_id
 from vodou_desktop.errors import KnownError
 
 ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -85,8 +85,8 @@ class PairingCodes:
         self._publish(pending)
         return pending
 
-    def complete(self, extension_id: str, code: object) -> str:
-        """Exchange a code for a token bound to ``extension_id``."""
+    def complete(self, extension_id: str, code: object, browser: str | None = None) -> str:
+        """Exchange a code for a token bound to ``extension_id`` (``browser``: its name, for people)."""
         check_extension_id(extension_id)
         pending = self._pending.get(extension_id)
         if pending is None or pending.expires_at < self.clock():
@@ -100,8 +100,8 @@ class PairingCodes:
                 raise PairingRefused("wrong pairing code; too many tries, start pairing again")
             raise PairingRefused("wrong pairing code")
         self._drop(extension_id)
-        token = self.tokens.pair(extension_id)
-        self.hub.emit(events.PAIRED, {"extensionId": extension_id})
+        token = self.tokens.pair(extension_id, browser)
+        self.hub.emit(events.PAIRED, {"extensionId": extension_id, "browser": browser_name(browser)})
         return token
 
     def clear(self) -> None:

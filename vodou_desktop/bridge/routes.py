@@ -63,7 +63,8 @@ async def pair_start(request: web.Request) -> web.Response:
 async def pair_complete(request: web.Request) -> web.Response:
     body = await read_body(request)
     extension_id = _extension_origin(request, body)
-    token = await blocking(context_of(request).pairing.complete, extension_id, body.get("code"))
+    token = await blocking(context_of(request).pairing.complete, extension_id, body.get("code"),
+                           text_field(body, "browser", required=False, limit=200))
     return json_response({"token": token, "extensionId": extension_id})
 
 

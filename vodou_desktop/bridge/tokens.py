@@ -40,9 +40,18 @@ SECRETS_FILE = "tokens.json"
 class Pairing:
     extension_id: str
     created_at: str
+    browser: str = ""  # the browser's name as the extension said it ("Chromium"), for people
 
     def as_json(self) -> dict[str, str]:
-        return {"extensionId": self.extension_id, "created_at": self.created_at}
+        return {"extensionId": self.extension_id, "created_at": self.created_at, "browser": self.browser}
+
+
+def browser_name(value: object) -> str:
+    """A short, printable browser name from the extension (a label only: never trusted for anything)."""
+    if not isinstance(value, str):
+        return ""
+    cleaned = "".join(c for c in value if c.isprintable()).strip()
+    return cleaned[:40]
 
 
 def check_extension_id(extension_id: object) -> str:
@@ -94,14 +103,14 @@ class TokenStore:
         return f"the OS keyring ({type(self._keyring).__name__})"
 
     # -- public API ------------------------------------------------------------------------
-    def pair(self, extension_id: str) -> str:
-        """A fresh token bound to ``extension_id`` (replacing any previous one)."""
+    def pair(self, extension_id: str, browser: str | None = None) -> str:
+        """A fresh token bound to ``extension_id`` (replacing any previous one); ``browser`` names it."""
         check_extension_id(extension_id)
         token = secrets.token_hex(32)
         with self._lock:
             self._refresh()
             self._put_secret(extension_id, token)
-            self._index[extension_id] = {"created_at": now_iso()}
+            self._index[extension_id] = {"created_at": now_iso(), "browser": browser_name(browser)}
             self._save_index()
             self._tokens[extension_id] = token
         log.info("bridge: paired extension %s", extension_id)
@@ -121,7 +130,7 @@ class TokenStore:
     def pairings(self) -> list[Pairing]:
         with self._lock:
             self._refresh()
-            return [Pairing(k, v.get("created_at", "")) for k, v in sorted(self._index.items())]
+            return [Pairing(k, v.get("created_at", ""), v.get("browser") or "") for k, v in sorted(self._index.items())]
 
     def is_paired(self, extension_id: str) -> bool:
         with self._lock:

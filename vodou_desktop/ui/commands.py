@@ -10,7 +10,7 @@ from vodou_desktop.bridge import events
 from vodou_desktop.errors import KnownError
 from vodou_desktop.ui.forget_dialog import ForgetSiteDialog
 from vodou_desktop.ui.long_work import JobProgressDialog, backfill_job
-from vodou_desktop.ui.pair_dialog import PairDialog, spaced_code
+from vodou_desktop.ui.pair_dialog import PairDialog, browser_label, spaced_code
 from vodou_desktop.ui.settings_dialog import SettingsDialog
 
 
@@ -72,7 +72,10 @@ class Commands:
             if self.d.tray is not None:
                 self.d.tray.notify("Vodou pairing code", f"Type {shown} into the browser extension")
         elif kind == events.PAIRED:
-            self.d.services.messages.info(f"Browser extension paired ({payload.get('extensionId')})")
+            for dialog in self._dialogs:
+                if isinstance(dialog, PairDialog):
+                    dialog.paired(payload)
+            self.d.services.messages.info(f"Paired with {browser_label(payload)}.")
         elif kind == events.APPROVALS_CHANGED:
             self.d.panel.refresh()
             if payload.get("pending") and self.d.tray is not None:

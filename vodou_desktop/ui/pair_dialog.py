@@ -9,8 +9,11 @@ from PySide6.QtWidgets import QDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from vodou_desktop.ui.ops import Ops
 
-HOW = ("Open the Vodou extension in your browser and choose <b>Pair</b>. A one-time code appears here; "
-       "type it into the extension. The code is valid for 3 minutes and works once.")
+HOW = ("Open the Vodou extension's side panel in your browser and press <b>Start pairing</b>. A one-time code "
+       "appears here; type it into the extension and press <b>Pair</b>. The code is valid for 3 minutes and "
+       "works once.")
+DONE = ("<b>Paired with {who}.</b> The code is used up. Open any web page: the toolbar icon turns green on pages "
+        "you saved memories from, and the extension's side panel lists them.")
 
 
 class PairDialog(QDialog):
@@ -26,13 +29,31 @@ class PairDialog(QDialog):
         self.code.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         current = code or (bridge.hub.last.get("pairing_code") if bridge is not None else None)
         self.code.setText(spaced_code(current["code"]) if current else "—")
+        self.how = QLabel(HOW, wordWrap=True)
+        self.paired_with: str | None = None
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel(HOW, wordWrap=True))
+        layout.addWidget(self.how)
         layout.addWidget(self.code)
         layout.addWidget(self.status)
         close = QPushButton("Close")
         close.clicked.connect(self.accept)
         layout.addWidget(close)
+
+    def paired(self, payload: dict[str, Any]) -> None:
+        """The extension used the code: say so, clear the code, say what to do next."""
+        self.paired_with = browser_label(payload)
+        self.how.setText(DONE.format(who=self.paired_with))
+        self.code.setText("✓")
+        self.code.setAccessibleName("Paired")
+
+
+def browser_label(record: Any) -> str:
+    """A pairing in words: the browser's name when the extension said it, else a short id."""
+    get = record.get if isinstance(record, dict) else lambda k, d=None: getattr(record, k, d)
+    name = get("browser") or ""
+    ext = str(get("extensionId") or get("extension_id") or "")
+    short = f"{ext[:6]}…" if len(ext) > 8 else ext
+    return f"{name} (extension {short})" if name else f"the browser extension {short}".strip()
 
 
 def spaced_code(code: str) -> str:

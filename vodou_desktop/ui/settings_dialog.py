@@ -26,11 +26,12 @@ from PySide6.QtWidgets import (
 from vodou_desktop import config
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.ui.actions import MODES
+from vodou_desktop.ui.pair_dialog import browser_label
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.table_model import Column, RecordTableModel
 
 PAIRING_COLUMNS: list[Column[Any]] = [
-    Column("Paired browser", lambda p: f"{p.extension_id}  (since {p.created_at[:10]})")]
+    Column("Paired browser", lambda p: f"{browser_label(p)}, since {p.created_at[:10]}", lambda p: p.extension_id)]
 RESTART_NOTE = "Port and meaning-search changes apply the next time Vodou starts."
 
 

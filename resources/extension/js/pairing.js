@@ -3,6 +3,13 @@
 
 import { appStatus, call, choosePort, forgetToken, saveToken } from './bridge.js';
 
+/** The browser's name for the app's Settings ("Chromium", "Microsoft Edge"), not its extension id. */
+function browserName() {
+  const brands = navigator.userAgentData?.brands || [];
+  const named = brands.map((b) => b.brand).filter((b) => !/not.?a.?brand/i.test(b));
+  return named.find((b) => b !== 'Chromium') || named[0] || 'Browser';
+}
+
 export async function startPairing() {
   return call('POST', '/api/pair/start', { extensionId: chrome.runtime.id }, { auth: false });
 }
@@ -10,7 +17,7 @@ export async function startPairing() {
 export async function completePairing(code) {
   const cleaned = String(code || '').replace(/[\s-]/g, '').toUpperCase();
   if (!cleaned) throw new Error('Type the code the Vodou app shows.');
-  const answer = await call('POST', '/api/pair/complete', { code: cleaned }, { auth: false });
+  const answer = await call('POST', '/api/pair/complete', { code: cleaned, browser: browserName() }, { auth: false });
   await saveToken(answer.token);
   return { paired: true };
 }

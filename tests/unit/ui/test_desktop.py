@@ -234,8 +234,13 @@ def test_a_pairing_code_from_the_bridge_is_shown_and_pairing_completes(qtbot, de
     assert shown()[0].code.text() == f"{code[:4]}-{code[4:]}"
     assert ("info", f"Pairing code for the browser extension: {code[:4]}-{code[4:]}") in \
         desktop.services.messages.history
-    status, answer = post_json(f"{base}/api/pair/complete", {"code": shown()[0].code.text()}, origin)
+    status, answer = post_json(f"{base}/api/pair/complete", {"code": shown()[0].code.text(), "browser": "Chromium"},
+                               origin)
     assert status == 200 and answer["extensionId"] == EXT
-    qtbot.waitUntil(lambda: ("info", f"Browser extension paired ({EXT})") in desktop.services.messages.history,
-                    timeout=3000)
+    said = f"Paired with Chromium (extension {EXT[:6]}…)."
+    qtbot.waitUntil(lambda: ("info", said) in desktop.services.messages.history, timeout=3000)
     assert desktop.bridge.tokens.is_paired(EXT)
+    dialog = shown()[0]  # says what happened and what to do next; the used code is gone
+    assert dialog.how.text().startswith(f"<b>Paired with Chromium (extension {EXT[:6]}…).</b>")
+    assert code not in dialog.code.text() and "Open any web page" in dialog.how.text()
+    assert desktop.bridge.tokens.pairings()[0].browser == "Chromium"

@@ -48,13 +48,14 @@ def test_valid_settings_are_saved(qtbot, services, vault, tmp_path):
 
 def test_paired_browsers_are_listed_and_revoked(qtbot, services, vault, tmp_path):
     tokens = TokenStore(tmp_path / "bridge", backend=FailKeyring())
-    for extension_id in (EXT_A, EXT_B):
-        tokens.pair(extension_id)
+    tokens.pair(EXT_A, "Chromium")
+    tokens.pair(EXT_B)
     dialog = SettingsDialog(services, SiteModes(vault), tokens, vault_path=vault.path,
                             config_path=tmp_path / "settings.json")
     qtbot.addWidget(dialog)
     qtbot.waitUntil(lambda: dialog.pairings.rowCount() == 2)
-    assert dialog.pairings.index(0, 0).data().startswith(EXT_A + "  (since ")
+    assert dialog.pairings.index(0, 0).data().startswith(f"Chromium (extension {EXT_A[:6]}…), since ")
+    assert dialog.pairings.index(1, 0).data().startswith(f"the browser extension {EXT_B[:6]}…, since ")
     assert "a private file (0600)" in dialog.storage.text()
     assert dialog.revoke_button.isEnabled()
     dialog.pairings_view.setCurrentIndex(dialog.pairings.index(0, 0))
