@@ -5,9 +5,12 @@ refused with a message and nothing is written."""
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -29,10 +32,26 @@ from vodou_desktop.ui.actions import MODES
 from vodou_desktop.ui.pair_dialog import browser_label
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.table_model import Column, RecordTableModel
+from vodou_desktop.words import mode_words
 
 PAIRING_COLUMNS: list[Column[Any]] = [
     Column("Paired browser", lambda p: f"{browser_label(p)}, since {p.created_at[:10]}", lambda p: p.extension_id)]
 RESTART_NOTE = "Port and meaning-search changes apply the next time Vodou starts."
+ENDPOINT_HELP = ("Optional. An OpenAI-compatible chat model (for example a local server at "
+                 "http://127.0.0.1:8080/v1) that answers questions you send from a web page in the extension. "
+                 "Leave it empty to keep everything on memory search alone; nothing is sent anywhere then.")
+
+
+def meaning_state(settings: config.Settings, embedder: Any) -> str:
+    """Search by meaning as it really is now: the setting, an environment override, the model's state."""
+    choice = config.embedder_choice(settings)
+    override = os.environ.get("VODOU_EMBEDDER", "").strip()
+    states = {"ready": "on (model loaded)", "loading": "on (model loading…)",
+              "failed": "on, but the model failed to load", "off": "off"}
+    said = states.get(str(getattr(embedder, "state", "")), "on" if choice != "none" else "off")
+    if override:
+        said += f" — set by the environment (VODOU_EMBEDDER={override}), which wins over this setting"
+    return f"Search by meaning is {said}."
 
 
 def settings_from_form(base: config.Settings, port_text: str, semantic: bool, endpoint: str,
@@ -58,8 +77,17 @@ class SettingsDialog(QDialog):
         self.base = services.runtime.settings
         self.saved: config.Settings | None = None
         self.vault = QLabel(str(vault_path), wordWrap=True)
+        self.vault.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.vault_path = vault_path
+        self.open_folder = QPushButton("&Open folder")
+        self.open_folder.setToolTip("Show the vault's folder in the file manager")
+        self.open_folder.clicked.connect(self.show_vault_folder)
+        self.effective = QLabel(meaning_state(self.base, services.runtime.embedder), wordWrap=True)
+        self.effective.setAccessibleName("Search by meaning now")
+        self.endpoint_help = QLabel(ENDPOINT_HELP, wordWrap=True, styleSheet="color: gray")
         self.default_mode = QComboBox()
-        self.default_mode.addItems(MODES)
+        for mode in MODES:
+            self.default_mode.addItem(mode_words(mode), mode)
         self.default_mode.setEnabled(sites is not None)
         self.port = QLineEdit(str(self.base.bridge_port))
         self.semantic = QCheckBox("Search by meaning (embedding model)", checked=self.base.embedder != "none")
@@ -82,12 +110,17 @@ class SettingsDialog(QDialog):
 
     def _layout(self) -> None:
         form = QFormLayout()
-        form.addRow("Vault", self.vault)
-        form.addRow("Default mode for sites", self.default_mode)
-        form.addRow("Bridge port", self.port)
+        vault_row = QHBoxLayout()
+        vault_row.addWidget(self.vault, 1)
+        vault_row.addWidget(self.open_folder)
+        form.addRow("Vault", vault_row)
+        form.addRow("&Default mode for sites", self.default_mode)
+        form.addRow("Bridge &port", self.port)
         form.addRow("", self.semantic)
-        form.addRow("Model endpoint", self.endpoint)
-        form.addRow("Model name", self.model_name)
+        form.addRow("", self.effective)
+        form.addRow("Model &endpoint", self.endpoint)
+        form.addRow("", self.endpoint_help)
+        form.addRow("Model &name", self.model_name)
         revoke_row = QHBoxLayout()
         revoke_row.addWidget(self.pairings_view, 1)
         revoke_row.addWidget(self.revoke_button)
@@ -108,7 +141,7 @@ class SettingsDialog(QDialog):
     def _loaded(self, data: tuple[str | None, list[Any]]) -> None:
         mode, pairings = data
         if mode:
-            self.default_mode.setCurrentText(mode)
+            self.default_mode.setCurrentIndex(max(0, self.default_mode.findData(mode)))
         self.pairings.set_rows(pairings)
         self.revoke_button.setEnabled(bool(pairings))
 
@@ -120,7 +153,7 @@ class SettingsDialog(QDialog):
             self.problem.setText(f"Not saved: {exc}")
             return
         self.problem.clear()
-        sites, mode, path = self._sites, self.default_mode.currentText(), self._config_path
+        sites, mode, path = self._sites, self.default_mode.currentData(), self._config_path
 
         def work() -> config.Settings:
             config.save(settings, path)
@@ -135,6 +168,9 @@ class SettingsDialog(QDialog):
         self.saved = settings
         self._services.runtime.settings = settings
         self.accept()
+
+    def show_vault_folder(self) -> bool:
+        return QDesktopServices.openUrl(QUrl.fromLocalFile(str(Path(self.vault_path).parent)))
 
     def revoke_selected(self) -> None:
         pairing = self.pairings.row_record(self.pairings_view.currentIndex().row())

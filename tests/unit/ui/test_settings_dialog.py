@@ -38,7 +38,7 @@ def test_valid_settings_are_saved(qtbot, services, vault, tmp_path):
     qtbot.addWidget(dialog)
     dialog.port.setText("48000")
     dialog.semantic.setChecked(False)
-    dialog.default_mode.setCurrentText("suggest")
+    dialog.default_mode.setCurrentText("Suggest")
     dialog.save()
     qtbot.waitUntil(lambda: dialog.saved is not None)
     saved = config.load(path)
@@ -64,3 +64,32 @@ def test_paired_browsers_are_listed_and_revoked(qtbot, services, vault, tmp_path
     assert dialog.pairings.row_record(0).extension_id == EXT_B
     assert not tokens.is_paired(EXT_A) and tokens.is_paired(EXT_B)
     assert TokenStore(tmp_path / "bridge", backend=FailKeyring()).pairings()[0].extension_id == EXT_B  # persisted
+
+
+def test_settings_say_the_effective_state_explain_the_endpoint_and_open_the_folder(qtbot, services, vault, tmp_path,
+                                                                                   monkeypatch):
+    monkeypatch.setenv("VODOU_EMBEDDER", "none")
+    dialog = SettingsDialog(services, SiteModes(vault), None, vault_path=vault.path,
+                            config_path=tmp_path / "settings.json")
+    qtbot.addWidget(dialog)
+    assert dialog.semantic.isChecked()  # the file says on…
+    said = dialog.effective.text()  # …and the dialog says what really holds, and why
+    assert said.startswith("Search by meaning is off") and "VODOU_EMBEDDER=none" in said and "wins" in said
+    assert "OpenAI-compatible" in dialog.endpoint_help.text() and "Leave it empty" in dialog.endpoint_help.text()
+    from PySide6.QtCore import QObject, QUrl, Slot
+    from PySide6.QtGui import QDesktopServices
+
+    class FileManager(QObject):  # stands in for the desktop's file manager
+        opened: list[str] = []
+
+        @Slot(QUrl)
+        def show(self, url: QUrl) -> None:
+            self.opened.append(url.toLocalFile())
+
+    manager = FileManager()
+    QDesktopServices.setUrlHandler("file", manager, "show")
+    try:
+        dialog.open_folder.click()
+    finally:
+        QDesktopServices.unsetUrlHandler("file")
+    assert manager.opened == [str(vault.path.parent)]
