@@ -15,7 +15,8 @@ LIST_KINDS = (*FACT_KINDS, "selection", "link")  # and what pages add
 MODE_WORDS = {"off": "Off", "suggest": "Suggest", "collect": "Collect"}
 GLOBAL = "global"
 
-_IRREGULAR = {"memory": "memories", "is": "are", "was": "were", "entry": "entries", "copy": "copies"}
+_IRREGULAR = {"memory": "memories", "operator memory": "operator memories", "is": "are", "was": "were",
+              "entry": "entries", "copy": "copies"}
 
 # Where a memory came from, by its source kind, when it has no web site.
 SOURCE_WORDS = {

@@ -59,6 +59,7 @@ class ActionRegistry(QObject):
         if name in self._actions:
             raise ValueError(f"action {name!r} is already registered")
         action = QAction(text, self, objectName=name, checkable=checkable, enabled=enabled)
+        action.setIconText(text)  # buttons keep the "…" that says a dialog follows (Qt drops it otherwise)
         self._actions[name] = action
         return action
 

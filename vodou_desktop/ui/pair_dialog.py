@@ -45,6 +45,7 @@ class PairDialog(QDialog):
         self.how.setText(DONE.format(who=self.paired_with))
         self.code.setText("✓")
         self.code.setAccessibleName("Paired")
+        self.status.hide()
 
 
 def browser_label(record: Any) -> str:

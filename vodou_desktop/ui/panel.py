@@ -41,8 +41,16 @@ def _label(record: dict[str, Any]) -> str:
     return project_words(record.get("project"))
 
 
+PANEL_TEXT = 140  # characters of a memory shown in the panel's list; the tooltip has it all
+
+
+def _short(text: Any) -> str:
+    flat = " ".join(str(text or "").split())
+    return flat if len(flat) <= PANEL_TEXT else flat[: PANEL_TEXT - 1].rsplit(" ", 1)[0] + "…"
+
+
 FACT_COLUMNS: list[Column[dict[str, Any]]] = [
-    Column("Memory", lambda f: f"{f.get('text')}\n{_label(f)} · {kind_words(f.get('kind'))}",
+    Column("Memory", lambda f: f"{_short(f.get('text'))}\n{_label(f)} · {kind_words(f.get('kind'))}",
            lambda f: f.get("text", ""))]
 DOC_COLUMNS: list[Column[dict[str, Any]]] = [
     Column("Document", lambda d: f"{d.get('title') or d.get('page_url')}\n{_label(d)} · Library page, "

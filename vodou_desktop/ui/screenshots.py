@@ -1,6 +1,8 @@
-"""``python -m vodou_desktop.ui.screenshots OUTDIR``: render the memory browser (Memories, Sites,
-Operator memory and Approvals tabs), the panel, the tray menu, the Forget dialog and the icon
-states from a seeded temporary vault to PNGs, for a person to look at.
+"""``python -m vodou_desktop.ui.screenshots docs/screenshots``: the gallery of every state a person
+sees, rendered offscreen from a temporary vault to PNGs: the memory browser (search results, a
+2,000-character memory's details, each empty state, Sites, Operator memory, Approvals), the tray
+panel (with and without a page), the tray menu, Add memory, Settings, Forget site…, the pairing
+dialog once paired, and the icon states at 16 and 22 px on dark and light panels.
 
 Runs offscreen and without the embedding model (keyword search), so it takes a few seconds.
 """
@@ -15,7 +17,7 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent  # noqa: E402
+from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QRect, Qt  # noqa: E402
 from PySide6.QtGui import QColor, QImage, QPainter  # noqa: E402
 from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
@@ -32,19 +34,29 @@ from vodou_desktop.search.service import SearchService  # noqa: E402
 from vodou_desktop.search.vectors import VectorIndex  # noqa: E402
 from vodou_desktop.ui.actions import ActionRegistry  # noqa: E402
 from vodou_desktop.ui.active_page import read_page_state  # noqa: E402
-from vodou_desktop.ui.browser.window import MemoryBrowser  # noqa: E402
+from vodou_desktop.ui.add_memory_dialog import AddMemoryDialog  # noqa: E402
+from vodou_desktop.ui.browser.window import DEFAULT_SIZE, MemoryBrowser  # noqa: E402
 from vodou_desktop.ui.forget_dialog import ForgetSiteDialog  # noqa: E402
 from vodou_desktop.ui.icon import STATES, state_image  # noqa: E402
+from vodou_desktop.ui.pair_dialog import PairDialog  # noqa: E402
 from vodou_desktop.ui.panel import Panel  # noqa: E402
 from vodou_desktop.ui.services import Services  # noqa: E402
+from vodou_desktop.ui.settings_dialog import SettingsDialog  # noqa: E402
+from vodou_desktop.ui.site_projects import SiteProjects  # noqa: E402
 from vodou_desktop.ui.tray import build_menu, update_actions  # noqa: E402
 from vodou_desktop.vault import Vault  # noqa: E402
 
 PAGE = "https://en.wikipedia.org/wiki/Heron"
-BROWSER_SIZE = (1100, 680)
-ICON_SIZE = 64
-SHOTS = ("memory-browser.png", "sites.png", "operator-memory.png", "approvals.png", "panel.png", "tray-menu.png",
-         "forget-dialog.png", "icon-states.png")
+BROWSER_SIZE = DEFAULT_SIZE
+ICON_SIZES = (16, 22)
+ICON_PANELS = {"dark": "#1f1f1f", "light": "#f0f0f0"}
+ICON_CELL, ICON_ZOOM = 32, 4
+SHOTS = ("memory-browser.png", "long-memory.png", "empty-vault.png", "no-results.png", "empty-library.png",
+         "sites.png", "operator-memory.png", "approvals.png", "panel.png", "panel-no-page.png", "tray-menu.png",
+         "add-memory.png", "settings.png", "forget-dialog.png", "paired.png", "icon-states.png")
+LONG_MEMORY = ("Field notes from the heron colony at the old mill. " + " ".join(
+    f"Visit {i}: the grey herons stood in the shallows at dawn, nests counted on the alders, water level noted, "
+    "two juveniles fishing near the sluice, a kingfisher on the far bank." for i in range(1, 14)))[:2000]
 
 
 def seed(vault: Vault) -> None:
@@ -57,8 +69,9 @@ def seed(vault: Vault) -> None:
         ("Flexbox: justify-content aligns along the main axis",
          Origin("note", url="https://www.w3schools.com/css/css3_flexbox.asp")),
     ]
-    for text, origin in notes:
-        remember(vault, text, origin)
+    for (text, origin), project in zip(notes, ("birds", "birds", "infra", "web", None, None), strict=True):
+        remember(vault, text, origin, project=project)
+    remember(vault, LONG_MEMORY, Origin("note", url=PAGE, title="Heron"), project="birds")
     remember(vault, "Prefers dark mode in every editor", Origin("cli"), kind="preference", valid_at="2024-05-01",
              valid_precision="day")
     save_document(vault, "# Heron\n\nHerons are long-legged wading birds.\n\nThey live near water.",
@@ -97,12 +110,35 @@ def grab(widget: QWidget, path: Path) -> None:
     widget.grab().save(str(path))
 
 
+def icon_cell(state: str, size: int, panel: str) -> QRect:
+    """Where the icon of ``state`` at ``size`` px on ``panel`` sits (actual size) in icon-states.png."""
+    col = STATES.index(state)
+    row = ICON_SIZES.index(size) + len(ICON_SIZES) * list(ICON_PANELS).index(panel)
+    return QRect(8 + col * ICON_CELL, 8 + row * ICON_CELL, size, size)
+
+
 def icon_strip(path: Path) -> None:
-    strip = QImage(len(STATES) * (ICON_SIZE + 16) + 16, ICON_SIZE + 32, QImage.Format.Format_ARGB32)
-    strip.fill(QColor("#f0f0f0"))
+    """Each state at 16 and 22 px on a dark and a light panel, at actual size (left) and enlarged
+    4x pixel for pixel (right), so a person can judge both what is shown and what each pixel does."""
+    rows = len(ICON_SIZES) * len(ICON_PANELS)
+    actual_w = 16 + len(STATES) * ICON_CELL
+    strip = QImage(actual_w + len(STATES) * ICON_CELL * ICON_ZOOM + 8, 16 + rows * ICON_CELL * ICON_ZOOM,
+                   QImage.Format.Format_ARGB32)
+    strip.fill(QColor("#808080"))
     painter = QPainter(strip)
-    for i, state in enumerate(STATES):
-        painter.drawImage(16 + i * (ICON_SIZE + 16), 16, state_image(state, ICON_SIZE))
+    for p_index, (panel, colour) in enumerate(ICON_PANELS.items()):
+        for s_index, size in enumerate(ICON_SIZES):
+            row = s_index + len(ICON_SIZES) * p_index
+            painter.fillRect(0, 8 + row * ICON_CELL, actual_w, ICON_CELL, QColor(colour))
+            zoom_y = 8 + row * ICON_CELL * ICON_ZOOM
+            painter.fillRect(actual_w, zoom_y, strip.width() - actual_w, ICON_CELL * ICON_ZOOM, QColor(colour))
+            for col, state in enumerate(STATES):
+                image = state_image(state, size)
+                cell = icon_cell(state, size, panel)
+                painter.drawImage(cell.topLeft(), image)
+                big = image.scaled(size * ICON_ZOOM, size * ICON_ZOOM, Qt.AspectRatioMode.KeepAspectRatio,
+                                   Qt.TransformationMode.FastTransformation)
+                painter.drawImage(actual_w + 8 + col * ICON_CELL * ICON_ZOOM, zoom_y + 8, big)
     painter.end()
     strip.save(str(path))
 
@@ -131,14 +167,15 @@ def render(outdir: Path) -> list[Path]:
 
 def _render_all(outdir: Path, services: Services) -> list[Path]:
     vault, sites, gate = services.runtime.vault, services.sites, services.extras["gate"]
+    paths = {name: outdir / name for name in SHOTS}
+    keep: list[QWidget] = [*_empty_shots(services, paths, outdir)]
     seed(vault)
     seed_governance(vault, sites, gate)
-    paths = {name: outdir / name for name in SHOTS}
-    browser = _browser_shots(services, paths)
+    keep.append(_browser_shots(services, paths))
     actions = ActionRegistry()
     state = read_page_state(vault, sites, PAGE, "Heron — Wikipedia")
     update_actions(actions, state)
-    panel = Panel(actions, services.ops, services.page_memory, gate)
+    panel = Panel(actions, services.ops, services.page_memory, gate, site_projects=SiteProjects(outdir / ".unused"))
     panel.set_page(state)
     settle(services)
     panel.adjustSize()
@@ -151,12 +188,45 @@ def _render_all(outdir: Path, services: Services) -> list[Path]:
     settle(services)
     dialog.adjustSize()
     grab(dialog, paths["forget-dialog.png"])
+    keep += [panel, menu, dialog, *_dialog_shots(services, paths)]
     icon_strip(paths["icon-states.png"])
-    for window in (browser, panel, menu, dialog):  # delete widgets while the app and services still exist
+    for window in keep:  # delete widgets while the app and services still exist
         window.close()
         window.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     return list(paths.values())
+
+
+def _empty_shots(services: Services, paths: dict[str, Path], outdir: Path) -> list[QWidget]:
+    """Before anything is saved: the empty vault, the empty Library, the tray panel with no page."""
+    browser = MemoryBrowser(services)
+    browser.resize(*BROWSER_SIZE)
+    settle(services)
+    grab(browser, paths["empty-vault.png"])
+    browser.tabs.setCurrentWidget(browser.library)
+    settle(services)
+    grab(browser, paths["empty-library.png"])
+    panel = Panel(ActionRegistry(), services.ops, services.page_memory, services.extras["gate"],
+                  site_projects=SiteProjects(outdir / ".unused"))
+    panel.set_page(read_page_state(services.runtime.vault, services.sites, None, None))
+    settle(services)
+    panel.adjustSize()
+    grab(panel, paths["panel-no-page.png"])
+    return [browser, panel]
+
+
+def long_memory_browser(services: Services) -> MemoryBrowser:
+    """The browser at its default size with the 2,000-character memory selected."""
+    browser = MemoryBrowser(services)
+    browser.resize(*BROWSER_SIZE)
+    browser.show()
+    browser.memories.search_box.setText("colony")
+    settle(services)
+    model = browser.memories.model
+    row = next((r for r in range(model.rowCount()) if len(model.results[r].fact.text) >= 1500), 0)
+    browser.memories.view.setCurrentIndex(model.index(row, 0))
+    settle(services)
+    return browser
 
 
 def _browser_shots(services: Services, paths: dict[str, Path]) -> MemoryBrowser:
@@ -167,16 +237,41 @@ def _browser_shots(services: Services, paths: dict[str, Path]) -> MemoryBrowser:
     settle(services)
     model = browser.memories.model
     rows = [r for r in range(model.rowCount()) if model.results[r].fact.revision > 1] or [0]
-    browser.memories.view.expandRecursively(model.index(0, 0), 0)
     browser.memories.view.setCurrentIndex(model.index(rows[0], 0))
     settle(services)
     grab(browser, paths["memory-browser.png"])
+    browser.memories.filters.kind.setCurrentText("decision")
+    browser.memories.search_box.setText("kingfisher")
+    settle(services)
+    grab(browser, paths["no-results.png"])
+    browser.memories.filters.kind.setCurrentText("Any kind")
     for name, shot in (("Sites", "sites.png"), ("Operator memory", "operator-memory.png"),
                        ("Approvals", "approvals.png")):
         browser.tabs.setCurrentWidget(browser.extra_tabs[name])
         settle(services)
         grab(browser, paths[shot])
+    long = long_memory_browser(services)
+    grab(long, paths["long-memory.png"])
+    long.close()
     return browser
+
+
+def _dialog_shots(services: Services, paths: dict[str, Path]) -> list[QWidget]:
+    add = AddMemoryDialog(services)
+    add.text.setPlainText("The heron survey is on the first Sunday of each month")
+    settle(services)
+    add.project.setCurrentText("birds")
+    add.adjustSize()
+    grab(add, paths["add-memory.png"])
+    settings = SettingsDialog(services, services.sites, None, vault_path=services.runtime.vault.path)
+    settle(services)
+    settings.adjustSize()
+    grab(settings, paths["settings.png"])
+    paired = PairDialog(None, services.ops, code={"code": "ABCD2345"})
+    paired.paired({"extensionId": "abcdefghijklmnopabcdefghijklmnop", "browser": "Chromium"})
+    paired.adjustSize()
+    grab(paired, paths["paired.png"])
+    return [add, settings, paired]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -51,6 +51,8 @@ def meaning_state(settings: config.Settings, embedder: Any) -> str:
     said = states.get(str(getattr(embedder, "state", "")), "on" if choice != "none" else "off")
     if override:
         said += f" — set by the environment (VODOU_EMBEDDER={override}), which wins over this setting"
+    elif said == "off" and settings.embedder != "none":
+        said += " for this run (Vodou started without the model); it is on from the next start"
     return f"Search by meaning is {said}."
 
 

@@ -1,4 +1,5 @@
-"""``python -m vodou_desktop.ui.screenshots OUTDIR`` renders non-blank PNGs of the right size."""
+"""The screenshot gallery (``python -m vodou_desktop.ui.screenshots docs/screenshots``): every state
+renders, and the properties a person relies on hold in what is drawn (issue 14)."""
 
 from __future__ import annotations
 
@@ -6,23 +7,106 @@ import subprocess
 import sys
 
 import numpy as np
-from PySide6.QtGui import QImage
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontMetrics, QImage
+from PySide6.QtWidgets import QLabel, QTabBar
 
-from vodou_desktop.ui.screenshots import BROWSER_SIZE, SHOTS
+from vodou_desktop.ingest.remember import Origin, remember
+from vodou_desktop.ui import screenshots
+from vodou_desktop.ui.screenshots import BROWSER_SIZE, ICON_PANELS, SHOTS, icon_cell
 
 
-def test_screenshots_render_non_blank_images(tmp_path):
-    out = tmp_path / "shots"
+def argb(image: QImage) -> np.ndarray:
+    straight = image.convertToFormat(QImage.Format.Format_ARGB32)
+    words = np.frombuffer(straight.constBits(), dtype=np.uint32).copy()
+    words = words.reshape(straight.height(), straight.bytesPerLine() // 4)[:, : straight.width()]
+    return np.stack([(words >> s) & 0xFF for s in (24, 16, 8, 0)], axis=-1).astype(float)
+
+
+def luminance(rgb: np.ndarray) -> np.ndarray:
+    c = rgb / 255.0
+    c = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return 0.2126 * c[..., 0] + 0.7152 * c[..., 1] + 0.0722 * c[..., 2]
+
+
+@pytest.fixture(scope="module")
+def gallery(tmp_path_factory):
+    out = tmp_path_factory.mktemp("shots")
     done = subprocess.run([sys.executable, "-m", "vodou_desktop.ui.screenshots", str(out)], capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=180)
     assert done.returncode == 0, done.stderr
+    return out
+
+
+def test_every_state_is_rendered_non_blank(gallery):
     for name in SHOTS:
-        image = QImage(str(out / name))
+        image = QImage(str(gallery / name))
         assert not image.isNull(), name
         assert image.width() >= 200 and image.height() >= 80, (name, image.size())
-        argb = image.convertToFormat(QImage.Format.Format_ARGB32)  # kept alive while numpy reads its bits
-        arr = np.frombuffer(argb.constBits(), dtype=np.uint32).copy()
-        assert len(np.unique(arr)) > 20, f"{name} looks blank"
-    for name in ("memory-browser.png", "sites.png", "operator-memory.png", "approvals.png"):
-        browser = QImage(str(out / name))
+        assert len(np.unique(argb(image).reshape(-1, 4), axis=0)) > 20, f"{name} looks blank"
+    for name in ("memory-browser.png", "long-memory.png", "empty-vault.png", "no-results.png", "sites.png"):
+        browser = QImage(str(gallery / name))
         assert (browser.width(), browser.height()) == BROWSER_SIZE, name
+
+
+@pytest.mark.parametrize("size", [16, 22])
+def test_the_off_icon_in_the_gallery_stands_out_on_a_dark_panel(gallery, size):
+    image = QImage(str(gallery / "icon-states.png"))
+    cell = argb(image.copy(icon_cell("dimmed", size, "dark")))[..., 1:]
+    panel = np.array([int(ICON_PANELS["dark"][i:i + 2], 16) for i in (1, 3, 5)], dtype=float)
+    figure = cell[np.abs(cell - panel).sum(axis=-1) > 12]  # pixels the icon changed
+    assert len(figure) > size * size * 0.3
+    lum, bg = luminance(figure), luminance(panel)
+    contrast = (np.maximum(lum, bg) + 0.05) / (np.minimum(lum, bg) + 0.05)
+    assert np.median(contrast) >= 3.0
+
+
+def _seeded_long_browser(qtbot, services):  # type: ignore[no-untyped-def]
+    remember(services.runtime.vault, screenshots.LONG_MEMORY, Origin("note", url=screenshots.PAGE, title="Heron"),
+             project="birds")
+    browser = screenshots.long_memory_browser(services)
+    qtbot.addWidget(browser)
+    qtbot.waitUntil(lambda: browser.memories.details.details is not None)
+    return browser
+
+
+def test_details_of_a_2000_character_memory_keep_project_and_source_in_view(qtbot, services):
+    browser = _seeded_long_browser(qtbot, services)
+    pane = browser.memories.details
+    assert len(pane.details.fact.text) == 2000
+    provenance = pane.provenance
+    assert "<i>Project</i> birds" in provenance.text() and "<i>Source</i> en.wikipedia.org" in provenance.text()
+    inside = pane.rect()
+    top_left = provenance.mapTo(pane, provenance.rect().topLeft())
+    bottom_right = provenance.mapTo(pane, provenance.rect().bottomRight())
+    assert provenance.isVisible() and inside.contains(top_left) and inside.contains(bottom_right)
+    assert provenance.height() >= provenance.heightForWidth(provenance.width())  # not cut
+    lines = QFontMetrics(pane.title.font()).lineSpacing()
+    assert pane.title.height() <= 2 * lines + 6  # the title never swallows the pane
+    assert pane.body.verticalScrollBar().maximum() > 0  # the text scrolls instead
+
+
+def _elided(label: QLabel) -> bool:
+    text = label.text().replace("&&", "\0").replace("&", "").replace("\0", "&")  # as drawn: no mnemonic marks
+    if not text or label.wordWrap() or label.textFormat() == Qt.TextFormat.RichText or "<" in text:
+        return False
+    return QFontMetrics(label.font()).horizontalAdvance(text) > label.contentsRect().width() + 1
+
+
+def test_no_label_is_elided_at_the_default_window_size(qtbot, services):
+    browser = _seeded_long_browser(qtbot, services)
+    assert (browser.width(), browser.height()) == BROWSER_SIZE
+    for tab in range(browser.tabs.count()):
+        browser.tabs.setCurrentIndex(tab)
+        qtbot.wait(50)
+        cut = [label.text() for label in browser.findChildren(QLabel) if label.isVisible() and _elided(label)]
+        assert cut == [], browser.tabs.tabText(tab)
+    bar = browser.tabs.findChild(QTabBar)
+    for i in range(bar.count()):
+        needed = QFontMetrics(bar.font()).horizontalAdvance(bar.tabText(i))
+        assert bar.tabRect(i).width() >= needed, bar.tabText(i)
+    header = browser.memories.view.header()
+    for column in range(1, browser.memories.model.columnCount()):
+        title = browser.memories.model.headerData(column, header.orientation())
+        assert header.sectionSize(column) >= QFontMetrics(header.font()).horizontalAdvance(title), title

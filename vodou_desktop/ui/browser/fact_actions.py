@@ -51,6 +51,7 @@ class FactActions(QObject):
         for name in NAMES:
             self.actions[name].triggered.connect(getattr(self, name))
             self.actions[name].setShortcut(QKeySequence(KEYS[name]))
+            self.actions[name].setIconText(LABELS[name])  # keep the "…" on the buttons
         self.set_fact(None)
 
     def __getitem__(self, name: str) -> QAction:
@@ -65,7 +66,9 @@ class FactActions(QObject):
         live = fact is not None and not fact.forgotten and not fact.superseded_by
         self.actions["correct"].setEnabled(live)
         self.actions["pin"].setEnabled(live)
-        self.actions["pin"].setText("Unpin" if fact is not None and fact.tier == "pinned" else "Pin")
+        pin_text = "Unpin" if fact is not None and fact.tier == "pinned" else "Pin"
+        self.actions["pin"].setText(pin_text)
+        self.actions["pin"].setIconText(pin_text)
         self.actions["forget"].setEnabled(live and self._services.forgetting is not None)
         self._update_undo()
         self.actions["erase"].setEnabled(fact is not None and self._services.forgetting is not None)

@@ -29,6 +29,7 @@ class FilterBar(QWidget):
         self.kind = QComboBox(editable=True)
         self.kind.addItems([ANY_KIND, *KNOWN_KINDS])
         self.host = QLineEdit(placeholderText="site, e.g. example.com", clearButtonEnabled=True)
+        self.host.setMinimumWidth(self.host.fontMetrics().horizontalAdvance(self.host.placeholderText()) + 40)
         self.forgotten = QCheckBox("Show forgotten")
         self.problem = QLabel(styleSheet="color: #b00020")
         layout = QHBoxLayout(self)

@@ -34,6 +34,9 @@ EMPTY_VAULT = ("<b>Your memory is empty.</b> Add a memory with <i>File ▸ Add m
                "(<i>File ▸ Pair browser extension…</i>) to save notes and selections from web pages.")
 
 
+WIDE_COLUMNS = {"Source": 130, "Why it matched": 170}
+
+
 class MemoriesTab(QWidget):
     selection_changed = Signal(object)  # Fact | None
     results_shown = Signal(int)
@@ -92,11 +95,18 @@ class MemoriesTab(QWidget):
         layout.addWidget(split, 1)
 
     def _size_columns(self) -> None:
+        """The memory's text gets the room; short columns fit their words; where-from and why-it-matched
+        get a fixed share (their whole text is in the tooltip and the details)."""
         header = self.view.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in range(1, self.model.columnCount()):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        for column, name in enumerate(self.model.columns[1:], start=1):
+            width = WIDE_COLUMNS.get(name)
+            if width is None:
+                header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+            else:
+                header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+                header.resizeSection(column, width)
 
     def focus_results(self) -> None:
         """Enter in the search box: to the results, the first one selected (keyboard-only use)."""

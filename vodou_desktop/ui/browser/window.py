@@ -24,6 +24,7 @@ from vodou_desktop.vault import Change
 from vodou_desktop.words import plural
 
 DEFAULT_SIZE = (1100, 700)
+TAB_WORDS = {"Sites": "site", "Approvals": "approval", "Operator memory": "operator memory"}
 
 
 def service_tabs(services: Services) -> list[tuple[str, QWidget]]:
@@ -143,7 +144,9 @@ class MemoryBrowser(QMainWindow):
             text = plural(self.library.model.rowCount(), "Library page")
         else:
             model = getattr(getattr(current, "view", None), "model", lambda: None)()
-            text = f"{model.rowCount()} shown" if model is not None else ""
+            name = next((n for n, w in self.extra_tabs.items() if w is current), "")
+            word = TAB_WORDS.get(name)
+            text = "" if model is None else plural(model.rowCount(), word) if word else f"{model.rowCount()} shown"
         self.count_label.setText(text)
 
     # -- size and place, remembered -------------------------------------------------------------
