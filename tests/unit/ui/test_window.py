@@ -177,3 +177,31 @@ def test_no_results_say_what_was_searched_and_the_filters(qtbot, services, seede
     qtbot.waitUntil(lambda: browser.count_label.text() == "1 memory shown")
     browser.tabs.setCurrentWidget(browser.library)
     qtbot.waitUntil(lambda: browser.count_label.text() == "1 Library page")  # the visible tab's count
+
+
+def _named(widget, buddies) -> bool:  # type: ignore[no-untyped-def]
+    from PySide6.QtWidgets import QAbstractButton
+
+    if widget.accessibleName() or widget in buddies:
+        return True
+    return isinstance(widget, QAbstractButton) and bool(widget.text().replace("&", "").strip())
+
+
+def test_every_control_can_be_reached_and_has_an_accessible_name(qtbot, governed, seeded):
+    from PySide6.QtWidgets import QAbstractScrollArea, QComboBox, QLabel, QTabBar, QWidget
+
+    browser = open_browser(qtbot, governed)
+    unnamed = []
+    for tab in range(browser.tabs.count()):
+        browser.tabs.setCurrentIndex(tab)
+        qtbot.wait(30)
+        page = browser.tabs.currentWidget()
+        buddies = {label.buddy() for label in page.findChildren(QLabel) if label.buddy() is not None}
+        for widget in page.findChildren(QWidget):
+            if not widget.isVisibleTo(page) or widget.focusPolicy() == Qt.FocusPolicy.NoFocus:
+                continue
+            if isinstance(widget, QTabBar) or isinstance(widget.parent(), (QAbstractScrollArea, QComboBox)):
+                continue  # the tab bar names its tabs; a viewport or a combo's editor is named by its owner
+            if not _named(widget, buddies):
+                unnamed.append(f"{browser.tabs.tabText(tab)}: {type(widget).__name__} {widget.objectName()}")
+    assert unnamed == [], "\n".join(unnamed)

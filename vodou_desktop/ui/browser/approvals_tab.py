@@ -78,6 +78,7 @@ class ApprovalsTab(QWidget):
         self.view = QTableView(selectionBehavior=QTableView.SelectionBehavior.SelectRows,
                                selectionMode=QTableView.SelectionMode.SingleSelection)
         self.view.setModel(self.model)
+        self.view.setAccessibleName("Approvals")
         self.view.setWordWrap(True)  # the reason wraps at word boundaries, never cut mid-word
         self.view.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.view.verticalHeader().hide()

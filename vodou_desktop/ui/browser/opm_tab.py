@@ -92,6 +92,7 @@ class OperatorMemoryTab(QWidget):
         self._services = services
         self.model: RecordTreeModel[OpmItem] = RecordTreeModel(COLUMNS, self)
         self.view = QTreeView(alternatingRowColors=True)
+        self.view.setAccessibleName("Operator memories")
         self.view.setModel(self.model)
         self.view.setColumnWidth(0, 430)
         self.view.setColumnWidth(1, 190)

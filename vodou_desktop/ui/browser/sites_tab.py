@@ -65,6 +65,7 @@ class SitesTab(QWidget):
         self.model: RecordTableModel[SiteRow] = RecordTableModel(COLUMNS, self)
         self.view = QTableView(selectionBehavior=QTableView.SelectionBehavior.SelectRows,
                                selectionMode=QTableView.SelectionMode.SingleSelection)
+        self.view.setAccessibleName("Sites")
         self.view.setModel(self.model)
         self.view.verticalHeader().hide()
         self.view.setColumnWidth(0, 280)
@@ -73,6 +74,7 @@ class SitesTab(QWidget):
         self.view.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.summary = QLabel(styleSheet="color: gray")
         self.host = QLineEdit(placeholderText="site, e.g. example.com", clearButtonEnabled=True)
+        self.host.setAccessibleName("Site to set a mode for")
         self.mode_buttons = {mode: QPushButton(mode.capitalize()) for mode in MODES}
         self.clear_button = QPushButton("Clear rule")
         self.problem = QLabel(wordWrap=True, styleSheet="color: #b00020")
