@@ -147,6 +147,7 @@ def render(outdir: Path) -> list[Path]:
     outdir.mkdir(parents=True, exist_ok=True)
     QApplication.instance() or QApplication([])
     with tempfile.TemporaryDirectory() as tmp:
+        os.environ["VODOU_HOME"] = tmp  # window size, per-site projects: never the person's own files
         vault = Vault.open(Path(tmp) / "screens.vodou.sqlite")
         embedder = Embedder("none")
         index = VectorIndex(vault)

@@ -205,3 +205,14 @@ def test_every_control_can_be_reached_and_has_an_accessible_name(qtbot, governed
             if not _named(widget, buddies):
                 unnamed.append(f"{browser.tabs.tabText(tab)}: {type(widget).__name__} {widget.objectName()}")
     assert unnamed == [], "\n".join(unnamed)
+
+
+def test_the_window_remembers_its_size_in_vodous_config_folder(qtbot, services):
+    from vodou_desktop import paths
+
+    browser = open_browser(qtbot, services)
+    browser.resize(790, 560)
+    browser.close()
+    assert (paths.config_dir() / "window.ini").exists()
+    again = open_browser(qtbot, services)
+    assert (again.width(), again.height()) == (790, 560)

@@ -10,6 +10,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar, QTabWidget, QWidget
 
+from vodou_desktop import paths
 from vodou_desktop.ui.actions import ActionRegistry
 from vodou_desktop.ui.add_memory_dialog import AddMemoryDialog
 from vodou_desktop.ui.browser.approvals_tab import ApprovalsTab
@@ -150,13 +151,18 @@ class MemoryBrowser(QMainWindow):
         self.count_label.setText(text)
 
     # -- size and place, remembered -------------------------------------------------------------
+    @staticmethod
+    def _window_settings() -> QSettings:
+        """The window's place and size, in Vodou's own config folder (never a shared Qt location)."""
+        return QSettings(str(paths.config_dir() / "window.ini"), QSettings.Format.IniFormat)
+
     def _restore_geometry(self) -> None:
-        saved = QSettings().value("browser/geometry")
+        saved = self._window_settings().value("browser/geometry")
         if saved is not None:
             self.restoreGeometry(saved)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
-        QSettings().setValue("browser/geometry", self.saveGeometry())
+        self._window_settings().setValue("browser/geometry", self.saveGeometry())
         super().closeEvent(event)
 
     def add_tab(self, name: str, widget: QWidget) -> None:
