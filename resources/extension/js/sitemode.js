@@ -4,11 +4,12 @@
 import { call, BridgeError } from './bridge.js';
 import { hostOf } from './pagekey.js';
 
-/** The app's resolution {host, mode, reason} for a tab URL; null when the tab is not a web page. */
-export async function resolveMode(url) {
+/** The app's resolution {host, mode, reason} for a tab URL; null when the tab is not a web page.
+ * `active`: the question is about the active tab (an off site then dims the tray like the toolbar). */
+export async function resolveMode(url, { active = false } = {}) {
   const host = hostOf(url);
   if (!host) return null;
-  return call('GET', `/api/page-match/site-mode?host=${encodeURIComponent(host)}`);
+  return call('GET', `/api/page-match/site-mode?host=${encodeURIComponent(host)}${active ? '&active=1' : ''}`);
 }
 
 /** Resolve and insist the mode allows `what`; otherwise a BridgeError('refused') and nothing sent. */

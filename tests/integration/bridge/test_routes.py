@@ -92,12 +92,15 @@ def test_active_page_emits_an_event(bridge: Bridge) -> None:
     refused = bridge.post("/api/active-page", {"url": URL})
     assert refused.status == 403 and refused.code == "policy_refused"
     assert not [e for e in bridge.events if e[0] == events.ACTIVE_PAGE]
-    off = bridge.post("/api/active-page", {"offHost": "news.example.org"})  # the host only, so the tray dims
-    assert off.status == 200 and off.json["accepted"] is False and off.json["url"] is None
-    assert (off.json["host"], off.json["mode"]) == ("news.example.org", "off")
-    assert [e for e in bridge.events if e[0] == events.ACTIVE_PAGE] == [(events.ACTIVE_PAGE, off.json)]
-    not_off = bridge.post("/api/active-page", {"offHost": "elsewhere.example"})
-    assert not_off.status == 400 and "not off" in not_off.json["error"]["message"]
+    # The extension asks the mode of the active tab: on an off site that alone dims the tray.
+    asked = bridge.get("/api/page-match/site-mode?host=news.example.org&active=1")
+    assert asked.status == 200 and asked.json["mode"] == "off"
+    off = [e[1] for e in bridge.events if e[0] == events.ACTIVE_PAGE]
+    assert off == [{"accepted": False, "url": None, "pageKey": None, "title": None, **asked.json}]
+    bridge.events.clear()
+    bridge.get("/api/page-match/site-mode?host=news.example.org")  # not the active tab: no event
+    bridge.get("/api/page-match/site-mode?host=elsewhere.example&active=1")  # not off: the URL report follows
+    assert not [e for e in bridge.events if e[0] == events.ACTIVE_PAGE]
 
 
 def test_turn_without_model_records_the_note(bridge: Bridge) -> None:

@@ -120,7 +120,7 @@ def test_an_off_site_dims_the_tray_like_the_toolbar(qtbot, desktop):
     desktop.sites.set_rule("bank.example", "off")
     off = {"accepted": False, "url": None, "pageKey": None, "title": None, "host": "bank.example",
            "mode": "off", "reason": "user rule on bank.example"}
-    desktop.hub.emit(events.ACTIVE_PAGE, off)  # what POST /api/active-page {"offHost"} raises
+    desktop.hub.emit(events.ACTIVE_PAGE, off)  # what GET site-mode?host=…&active=1 raises on an off site
     qtbot.waitUntil(lambda: desktop.active_page.state.icon_state == "dimmed", timeout=3000)
     assert desktop.actions["page"].text() == "bank.example — off (user rule on bank.example)"
 
