@@ -73,3 +73,30 @@ def test_library_page_is_one_document_and_never_facts(paired: Browser) -> None:
     status, found = paired.server.api("POST", "/api/page-match/suggest", {"url": url, "prefix": "moraine"},
                                       paired.token())
     assert status == 200 and all("Section" not in s["text"] for s in found["suggestions"])
+
+
+def test_green_icon_means_the_side_panel_lists_every_project(paired: Browser) -> None:
+    """Issue 14 defect 1: memories saved from a page in three projects turn the icon green, and the
+    side panel lists all three with their projects; the project picked here files new notes."""
+    url = paired.url("wiki.example", "notes.html")
+    token = paired.token()
+    for project in ("family", "thesis", "garden"):
+        status, _ = paired.server.api("POST", "/api/notes", {"url": url, "text": f"A memory for {project}",
+                                                             "project": project}, token)
+        assert status == 201
+    page = paired.open(url)
+    paired.wait_icon(page, "green")
+    panel = paired.panel()
+    for project in ("family", "thesis", "garden"):
+        panel.wait_for_selector(f"#facts li:has-text('A memory for {project}'):has-text('project {project}')")
+    assert panel.locator("#facts li").count() == 3 and panel.is_hidden("#facts-empty")
+    assert panel.locator("#project option").all_inner_texts() == [
+        "No project (global)", "family", "garden", "thesis"]
+    panel.select_option("#project", "thesis")
+    panel.wait_for_selector("#message:has-text('project thesis')")
+    panel.fill("#note", "Chapter two moves to May")
+    panel.click("#send")
+    panel.wait_for_selector("#facts li:has-text('Chapter two moves to May'):has-text('project thesis')")
+    panel.reload()
+    panel.wait_for_selector("#facts li:has-text('Chapter two')")
+    assert panel.eval_on_selector("#project", "s => s.value") == "thesis"  # remembered for this site
