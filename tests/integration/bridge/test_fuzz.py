@@ -106,7 +106,7 @@ def fuzzed(bridge: Bridge) -> Bridge:
 def test_every_route_survives_hostile_input(fuzzed: Bridge, caplog: pytest.LogCaptureFixture) -> None:
     seen: set[tuple[str, str]] = set()
 
-    @settings(max_examples=300, deadline=None, derandomize=True, database=None,
+    @settings(max_examples=150, deadline=None, derandomize=True, database=None,
               suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                      HealthCheck.data_too_large])
     @given(request_for(), st.booleans())

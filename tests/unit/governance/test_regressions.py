@@ -56,11 +56,13 @@ def test_a_correction_keeps_the_manual_page_link(vault: Vault) -> None:
 # 4. a Library document from page A does not turn page B of the same site green
 def test_a_library_document_turns_only_its_own_page_green(page_memory: PageMemory, sites: SiteModes) -> None:
     sites.set_rule(SITE, "collect")
-    assert page_memory.probe(PAGE_B)["state"] == "none"
+    page_c = f"https://{SITE}/c"
+    assert page_memory.probe(page_c)["state"] == "none"  # cached before the save
     page_memory.library(PAGE_A, "Page A", text="Chapter one about widgets.")
     assert page_memory.probe(PAGE_A)["state"] == "green"
-    assert page_memory.probe(PAGE_B)["state"] == "none"
-    assert page_memory.probe(f"https://www.{SITE}/a")["state"] == "none"  # another host of the site
+    assert page_memory.probe(PAGE_B)["state"] == "none"  # read fresh after the save
+    assert page_memory.probe(page_c)["state"] == "none"
+    assert page_memory.probe(f"https://{SITE}/a?page=2")["state"] == "none"
 
 
 # 5. the operator-memory list with history is one consistent snapshot: one read transaction
