@@ -10,7 +10,9 @@ therefore only ever produce a pending card.
 Where a parked call waits: a tainted turn's proposals are kept in this process's memory only
 (negative ids), so page-derived text never reaches the vault file even while it waits; they
 are lost when Vodou quits, and each says so. Other parked calls (erase always asks) go to the
-``approvals`` table. Approving runs the call; denying drops it (its arguments are erased).
+``approvals`` table. Approving runs the call; denying drops it (its arguments are erased). A
+``remember`` approved from a tainted turn is stored as a capture, so that recalling it later
+taints that turn too: approval does not launder a stranger's words into the person's own.
 
 Tools take one ``arguments`` dict (as a model proposes them). Page tools run through
 ``PageMemory``, so the site mode still applies when an approved action finally runs.
@@ -113,7 +115,10 @@ class ToolBox:
         if args.get("url"):
             fact = self.pages.note(args["url"], args.get("title"), text, project=turn.project)
             return {"id": fact.id}
-        fact_id = remember(self.vault, text, Origin(kind="turn", tool="bridge"), project=turn.project)
+        # What a tainted turn remembers (approved by the person) stays marked as not typed by them:
+        # stored as a capture, a later turn that recalls it is tainted too.
+        tier = "capture" if turn.tainted else "first_party"
+        fact_id = remember(self.vault, text, Origin(kind="turn", tier=tier, tool="bridge"), project=turn.project)
         return {"id": fact_id}
 
     def _link(self, args: dict[str, Any], turn: Turn) -> Any:
@@ -247,7 +252,9 @@ class ApprovalGate:
         return parked
 
     def _execute(self, parked: dict[str, Any]) -> None:
-        turn = Turn(parked["message_id"], has_page_content=False, project=self._project_of(parked))
+        tainted = bool(parked.get("volatile"))  # only a tainted turn's calls are parked in memory
+        turn = Turn(parked["message_id"], has_page_content=False, project=self._project_of(parked),
+                    recalls_page_memory=tainted)
         try:
             result, status = self.tools.run(parked["tool"], parked["arguments"], turn), "approved"
         except KnownError as exc:
