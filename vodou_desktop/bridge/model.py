@@ -16,7 +16,8 @@ from typing import Any
 
 import aiohttp
 
-from vodou_desktop.errors import KnownError
+from vodou_desktop.bridge.bodies import check_value
+from vodou_desktop.errors import InvalidInput, KnownError
 from vodou_desktop.ingest.fences import fence
 from vodou_desktop.vault import Fact
 
@@ -94,7 +95,7 @@ class ChatModel:
                     if resp.status != 200:
                         raise ModelUnavailable(f"the model endpoint answered HTTP {resp.status}")
                     data = await resp.json(content_type=None)
-        except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
+        except (aiohttp.ClientError, TimeoutError, ValueError, RecursionError) as exc:
             raise ModelUnavailable(f"the model endpoint could not be used: {type(exc).__name__}") from exc
         return parse_answer(data)
 
@@ -104,15 +105,28 @@ def parse_answer(data: Any) -> ModelAnswer:
         message = data["choices"][0]["message"]
     except (KeyError, IndexError, TypeError) as exc:
         raise ModelUnavailable("the model's answer has no message") from exc
+    if not isinstance(message, dict):
+        raise ModelUnavailable("the model's answer has no message")
     calls = []
-    for call in message.get("tool_calls") or []:
-        function = call.get("function") or {}
+    tool_calls = message.get("tool_calls")
+    for call in tool_calls if isinstance(tool_calls, list) else []:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("arguments") or "{}", str):
+            log.warning("model proposed a malformed tool call; ignored")
+            continue
         try:
             arguments = json.loads(function.get("arguments") or "{}")
-        except ValueError:
+        except (ValueError, RecursionError):
             log.warning("model proposed a tool call with unreadable arguments; ignored")
+            continue
+        try:
+            check_value(arguments)  # the same rules as a request body: depth, surrogates, number range
+        except InvalidInput:
+            log.warning("model proposed a tool call with unusable arguments; ignored")
             continue
         if isinstance(arguments, dict) and isinstance(function.get("name"), str):
             calls.append((function["name"], arguments))
     reply = message.get("content")
+    if isinstance(reply, str):  # a lone surrogate cannot be stored or sent: replace it
+        reply = reply.encode("utf-8", "replace").decode("utf-8")
     return ModelAnswer(reply if isinstance(reply, str) else None, calls)

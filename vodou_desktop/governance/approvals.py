@@ -122,7 +122,7 @@ class ToolBox:
         return {"id": fact_id}
 
     def _link(self, args: dict[str, Any], turn: Turn) -> Any:
-        fact = self.pages.page_link(int(args.get("id", 0)), _text(args, "url"))
+        fact = self.pages.page_link(_fact_id(args), _text(args, "url"))
         return {"id": fact.id, "page_url": fact.page_url}
 
     def _site_mode(self, args: dict[str, Any], turn: Turn) -> Any:
@@ -150,6 +150,13 @@ def _text(args: dict[str, Any], name: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(f"the tool argument {name!r} is required")
     return value.strip()
+
+
+def _fact_id(args: dict[str, Any]) -> int:
+    value = args.get("id")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
+        raise InvalidInput("the tool argument 'id' must be a memory id (a whole number)")
+    return value
 
 
 def as_json(value: Any) -> Any:
@@ -180,6 +187,8 @@ class ApprovalGate:
 
     def submit(self, tool: str, arguments: dict[str, Any], turn: Turn) -> dict[str, Any]:
         """Run ``tool`` now (auto) or park it (ask). Returns what happened."""
+        if tool not in TOOLS:  # a model may name anything: that call fails, the turn goes on
+            return {"tool": str(tool)[:100], "status": "failed", "error": f"unknown tool {str(tool)[:100]!r}"}
         if decide(tool, turn) == ASK:
             if turn.project:
                 arguments = {**arguments, "project": turn.project}

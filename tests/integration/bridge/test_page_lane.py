@@ -28,7 +28,8 @@ class ScriptedModel:
     def __init__(self, loop: LoopThread) -> None:
         self.loop = loop
         self.requests: list[dict[str, Any]] = []
-        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.calls: list[tuple[str, Any]] = []
+        self.reply = "Done as the page said."
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self.complete)
         self.runner = web.AppRunner(app)
@@ -42,7 +43,7 @@ class ScriptedModel:
         tool_calls = [{"id": f"call{i}", "type": "function",
                        "function": {"name": name, "arguments": json.dumps(args)}}
                       for i, (name, args) in enumerate(self.calls)]
-        message = {"role": "assistant", "content": "Done as the page said.", "tool_calls": tool_calls}
+        message = {"role": "assistant", "content": self.reply, "tool_calls": tool_calls}
         return web.json_response({"choices": [{"index": 0, "message": message}]})
 
     def close(self) -> None:
@@ -243,3 +244,20 @@ def test_an_approved_remember_of_a_tainted_turn_stays_tainted(model_bridge: tupl
     model.calls = [("site_mode", {"host": "victim.example", "mode": "off"})]
     later = bridge.post("/api/turns", {"content": "what did the quarterly bulletin say"}).json
     assert later["tainted"] is True and later["executed"] == [] and later["pending"][0]["tool"] == "site_mode"
+
+
+def test_hostile_model_output_never_breaks_a_turn(model_bridge: tuple[Bridge, ScriptedModel],
+                                                  caplog: pytest.LogCaptureFixture) -> None:
+    bridge, model = model_bridge
+    deep: Any = "x"
+    for _ in range(40):  # deeper than a body may be
+        deep = [deep]
+    model.reply = "sure \ud800 done"
+    model.calls = [("link", {"id": "abc", "url": URL}), ("link", {"id": 10**30, "url": URL}),
+                   ("launch_missiles", {}), ("remember", {"text": "a\ud800b"}), ("remember", {"text": deep}),
+                   ("search", {"query": "anything"})]
+    reply = bridge.post("/api/turns", {"content": "do the thing"})
+    assert reply.status == 201, reply.raw
+    outcomes = {(e["tool"], e["status"]) for e in reply.json["executed"]}
+    assert outcomes == {("link", "failed"), ("launch_missiles", "failed"), ("search", "executed")}
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
