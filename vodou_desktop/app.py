@@ -69,7 +69,7 @@ class Desktop:
         self.active_page = ActivePage(vault, self.sites, self.services.ops)
         self.hub_signals = HubSignals(self.hub)
         # 4. windows
-        self.browser = MemoryBrowser(self.services)
+        self.browser = MemoryBrowser(self.services, actions=self.actions)
         self.panel = Panel(self.actions, self.services.ops, self.bridge_services.pages, self.bridge_services.gate)
         self.tray: Tray | None = None
         self.commands = Commands(self)
