@@ -117,6 +117,9 @@ def cmd_search(args: argparse.Namespace) -> int:
             print("no matching memories")
         for r in results:
             print(fact_line(r.fact, r.score))
+            for label, turn in (("before", r.before), ("after", r.after)):
+                if turn is not None:
+                    print(f"         {label}: #{turn.id} {turn.text}")
             if args.explain:
                 print("         " + ", ".join(f"{k}={v}" for k, v in r.factors.items()))
     return 0
