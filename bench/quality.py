@@ -291,14 +291,16 @@ def run(data: dict[str, Any], split: str, model: Embedder | None, folder: Path,
     finally:
         index.close()
         vault.close()
-    results = {}
+    results, per_question = {}, {}
     for name in SYSTEMS:
         if name in ranked:
-            rows = [(x["kind"], score_one([built.key_of.get(i) for i in r], x["gold"]))
-                    for x, r in zip(questions, ranked[name], strict=True)]
-            results[name] = aggregate(rows)
+            scored = [(x, score_one([built.key_of.get(i) for i in r], x["gold"]))
+                      for x, r in zip(questions, ranked[name], strict=True)]
+            results[name] = aggregate([(x["kind"], m) for x, m in scored])
+            per_question[name] = {x["id"]: m for x, m in scored}
     return {"split": split, "questions": len(questions), "memories": len(built.key_of),
-            "results": results, "store_s": round(built.seconds, 2), "embed_s": round(embed_s, 2),
+            "results": results, "per_question": per_question,
+            "store_s": round(built.seconds, 2), "embed_s": round(embed_s, 2),
             "latency_ms": {name: {"p50": round(percentile(v, 50), 2), "p95": round(percentile(v, 95), 2)}
                            for name, v in latency.items()}}
 
