@@ -23,6 +23,7 @@ all-gold@10 (every gold memory in the top 10).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -160,6 +161,41 @@ def _import_chats(vault: Vault, folder: Path, data: dict[str, Any]) -> dict[int,
     return {i: m["key"] for i, m in zip(report.fact_ids, expected, strict=True)}
 
 
+class CachedVectors:
+    """Stands in for the model during ingest only (``backfill``): the vectors this model gave the same
+    texts in an earlier run are read from ``folder``; the rest are embedded by the model and added.
+    Queries always go to the real model, so no figure but the ingest time changes."""
+
+    def __init__(self, model: Embedder, folder: Path) -> None:
+        self.model = model
+        self.model_name = model.model_name
+        self.path = folder / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', model.model_name)}.npz"
+        self.vectors: dict[str, np.ndarray] = {}
+        if self.path.exists():
+            with np.load(self.path) as npz:
+                self.vectors = dict(zip(npz["keys"].tolist(), npz["vectors"], strict=True))
+        self.hits = 0
+
+    @property
+    def ready(self) -> bool:
+        return self.model.ready
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        keys = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
+        missing = [t for t, k in zip(texts, keys, strict=True) if k not in self.vectors]
+        if missing:
+            for key, vec in zip([hashlib.sha256(t.encode()).hexdigest() for t in missing],
+                                self.model.encode(missing, batch_size), strict=True):
+                self.vectors[key] = vec
+        self.hits += len(texts) - len(missing)
+        return np.stack([self.vectors[k] for k in keys])
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        keys = sorted(self.vectors)
+        np.savez(self.path, keys=np.array(keys), vectors=np.stack([self.vectors[k] for k in keys]))
+
+
 # -- rankers ------------------------------------------------------------------------------------
 
 def service_ranker(service: SearchService) -> Ranker:
@@ -257,7 +293,7 @@ def percentile(values: Sequence[float], pct: float) -> float:
 # -- the run ------------------------------------------------------------------------------------
 
 def run(data: dict[str, Any], split: str, model: Embedder | None, folder: Path,
-        log: Callable[[str], None] = print) -> dict[str, Any]:
+        log: Callable[[str], None] = print, vector_cache: Path | None = None) -> dict[str, Any]:
     """Build the vault, rank every question with every system, return the figures."""
     questions = select(data["questions"], split)
     built = build_vault(folder / "quality.sqlite", data)
@@ -270,10 +306,13 @@ def run(data: dict[str, Any], split: str, model: Embedder | None, folder: Path,
     try:
         if model is not None:
             t0 = time.perf_counter()
-            backfill(vault, model)
+            cache = CachedVectors(model, vector_cache) if vector_cache else None
+            backfill(vault, cache or model)  # type: ignore[arg-type]  # duck-typed: ready, encode, model_name
             embed_s = time.perf_counter() - t0
             index.load()
-            log(f"embedded them in {embed_s:.1f} s")
+            log(f"embedded them in {embed_s:.1f} s" + (f" ({cache.hits} from the vector cache)" if cache else ""))
+            if cache:
+                cache.save()
             # Hybrid first, so no earlier call has embedded (or cached) a question.
             ranked["ours hybrid"], latency["ours hybrid"] = _timed(service_ranker(SearchService(vault, model, index)),
                                                                    questions)
@@ -375,6 +414,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="which questions to run (tune on dev, report test)")
     parser.add_argument("--keyword-only", action="store_true", help="no model: keyword paths and bm25 only")
     parser.add_argument("--json", metavar="OUT", type=Path, help="also write the figures to this file")
+    parser.add_argument("--vector-cache", metavar="DIR", type=Path,
+                        help="reuse memory vectors from an earlier run (same model, same text) to shorten "
+                             "ingest while tuning; query embeddings are never cached")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     load_before = os.getloadavg()[0]
@@ -384,7 +426,8 @@ def main(argv: list[str] | None = None) -> int:
 
         model = load_model()
     with tempfile.TemporaryDirectory(prefix="vodou-quality-") as tmp:
-        figures = run(load(), args.split, model, Path(tmp), log=lambda s: print(s, file=sys.stderr))
+        figures = run(load(), args.split, model, Path(tmp), log=lambda s: print(s, file=sys.stderr),
+                      vector_cache=args.vector_cache)
     figures["total_s"] = round(time.perf_counter() - started, 1)
     figures["load_average"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
     figures["date"] = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
