@@ -14,7 +14,8 @@ from vodou_desktop.bridge import API_HEADER, API_VERSION, CLIENT_HEADER
 STR, INT, OBJ = {"type": "string"}, {"type": "integer"}, {"type": "object"}
 COMMON_ERRORS = {"401": "missing or invalid token", "403": "bad Host, Origin, client header or site mode",
                  "412": "another API major version", "429": "too many bad tokens"}
-WRITE_ERRORS = {"400": "bad JSON or field", "413": "body too large", "415": "not application/json"}
+WRITE_ERRORS = {"400": "bad JSON, nesting, text, number, URL or field", "413": "body too large",
+                "415": "not application/json", "429": "too many bad tokens, or the token's write budget is spent"}
 
 # (method, path, summary, body properties, required body fields, success status, extra statuses)
 ROUTE_DOCS: list[tuple[str, str, str, dict[str, Any] | None, list[str], str, dict[str, str]]] = [

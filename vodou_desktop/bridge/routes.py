@@ -14,7 +14,7 @@ from aiohttp import web
 from vodou_desktop import APP_ID, APP_NAME, __version__
 from vodou_desktop.bridge import API_VERSION, events, openapi
 from vodou_desktop.bridge.active_page import ActivePage
-from vodou_desktop.bridge.bodies import int_field, query_param, read_body, required, text_field
+from vodou_desktop.bridge.bodies import int_field, path_id, query_param, read_body, required, text_field
 from vodou_desktop.bridge.context import context_of
 from vodou_desktop.bridge.responses import Refusal, json_response
 from vodou_desktop.bridge.security import EXTENSION_ID, bearer_token
@@ -206,10 +206,7 @@ async def approvals_list(request: web.Request) -> web.Response:
 
 
 async def approvals_decide(request: web.Request) -> web.Response:
-    try:
-        approval_id = int(request.match_info["id"])
-    except ValueError as exc:
-        raise InvalidInput("the approval id must be a number") from exc
+    approval_id = path_id(request)
     decision = required(await read_body(request), "decision", 20)
     return json_response(await blocking(_services(request).gate.resolve, approval_id, decision))
 

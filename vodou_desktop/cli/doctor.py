@@ -25,6 +25,8 @@ PERSON = {
                            "Start the Vodou app, or run `vodou mem search anything` once; both embed them. "
                            "If the model is off (VODOU_EMBEDDER=none), only keyword search finds them."),
 }
+OK_WORDS = {"fts_integrity": "The keyword search index matches your memories.",
+            "embeddings_missing": "Your memories are ready for search by meaning (or it is off)."}
 DEVELOPER = ("sources_without_url", "mixed_batch_tags", "project_carve_out", "policy_readers")
 
 
@@ -49,20 +51,23 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     for check in checks:
         if check.name in PERSON:
             _person_line(check)
+        elif check.name not in DEVELOPER:  # a check without words of its own speaks for itself
+            _audit_lines(check)
     _developer_summary([c for c in checks if c.name in DEVELOPER], args.audits)
     if args.audits:
         for check in checks:
-            _audit_lines(check)
+            if check.name in PERSON or check.name in DEVELOPER:
+                _audit_lines(check)
     print("All is well." if ok else "Something needs attention (see above).")
     return 0 if ok else 1
 
 
 def _person_line(check: Check) -> None:
     if check.passed:
-        print(wrap(f"ok    {check.detail}", indent="      "))
+        print(wrap(f"ok    {OK_WORDS.get(check.name, check.detail)}", indent="      ", first=""))
         return
     problem, todo = PERSON[check.name]
-    print(wrap(f"PROBLEM  {problem}", indent="         "))
+    print(wrap(f"PROBLEM  {problem}", indent="         ", first=""))
     print(wrap(f"To fix: {todo}", indent="         ", first="         "))
 
 
@@ -73,7 +78,7 @@ def _developer_summary(audits: list[Check], verbose: bool) -> None:
         return
     hint = "" if verbose else " Run `vodou doctor --verbose` for the details."
     print(wrap(f"PROBLEM  {plural(len(failed), 'internal audit')} failed: this is a bug in Vodou, not something you "
-               f"did. Your memories are still there; please report it.{hint}", indent="         "))
+               f"did. Your memories are still there; please report it.{hint}", indent="         ", first=""))
 
 
 def _audit_lines(c: Check) -> None:

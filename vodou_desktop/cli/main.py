@@ -36,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"vodou {__version__}")
     parser.add_argument("--vault", metavar="PATH", help="vault file to use (default: $VODOU_VAULT or the profile)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    parser.add_argument("--background", action="store_true",
+                        help="start the tray app without opening a window (how start at login runs it)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     import vodou_desktop.cli as package
 

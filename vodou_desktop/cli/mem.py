@@ -163,6 +163,9 @@ def cmd_search(args: argparse.Namespace) -> int:
             print("no matching memories")
         for r in results:
             print(fact_line(r.fact, r.score))
+            for label, turn in (("before", r.before), ("after", r.after)):
+                if turn is not None:
+                    print(f"         {label}: #{turn.id} {turn.text}")
             if args.explain:
                 why = why_matched(r.fact, r.factors, args.query)
                 print(wrap(f"why: {why}", indent="        "))

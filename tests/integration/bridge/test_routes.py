@@ -113,7 +113,8 @@ def test_turn_without_model_records_the_note(bridge: Bridge) -> None:
 
 
 def test_approvals_list_and_decide(bridge: Bridge) -> None:
-    turn = bridge.post("/api/turns", {"content": "note this", "pageContext": "some page text"}).json
+    turn = bridge.post("/api/turns", {"content": "note this", "pageContext": "some page text",
+                                      "url": "https://example.org/a"}).json
     [pending] = turn["pending"]
     assert bridge.get("/api/approvals").json["approvals"][0]["id"] == pending["id"]
     assert any(kind == events.APPROVALS_CHANGED for kind, _ in bridge.events)

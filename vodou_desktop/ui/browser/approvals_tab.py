@@ -49,8 +49,11 @@ def tool_words(approval: Approval) -> str:
 
 def pending_first(approvals: list[Approval]) -> list[Approval]:
     """Pending ones first (oldest first: they have waited longest), then the decided, newest first."""
-    waiting = sorted((a for a in approvals if a.get("status") == "pending"), key=lambda a: a.get("id") or 0)
-    decided = sorted((a for a in approvals if a.get("status") != "pending"), key=lambda a: -(a.get("id") or 0))
+    def asked(a: Approval) -> tuple[str, int]:  # kept-in-memory ones have negative ids: -1 is the oldest
+        return str(a.get("created_at") or ""), abs(int(a.get("id") or 0))
+
+    waiting = sorted((a for a in approvals if a.get("status") == "pending"), key=asked)
+    decided = sorted((a for a in approvals if a.get("status") != "pending"), key=asked, reverse=True)
     return waiting + decided
 
 
@@ -125,11 +128,12 @@ class ApprovalsTab(QWidget):
         self.deny_button.setEnabled(pending)
 
     def decide(self, decision: str) -> None:
-        """Approve or deny the selected pending action; the list refreshes from the vault change."""
+        """Approve or deny the selected pending action; the list refreshes when it is done."""
         approval = self.selected()
         if approval is None or approval.get("status") != "pending":
             return
         gate, approval_id = self._gate, int(approval["id"])
         self.approve_button.setEnabled(False)
         self.deny_button.setEnabled(False)
-        self._services.ops.run(lambda: gate.resolve(approval_id, decision), owner=self)
+        # Approvals kept in memory only (tainted turns) change no vault table: refresh here.
+        self._services.ops.run(lambda: gate.resolve(approval_id, decision), lambda _r: self.refresh(), owner=self)

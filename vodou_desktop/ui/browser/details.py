@@ -29,6 +29,7 @@ class FactDetails:
     fact: Fact
     revisions: list[Fact] = field(default_factory=list)  # oldest first, this fact included
     group: list[Fact] = field(default_factory=list)  # other members of its fact group
+    conversation: list[tuple[str, Fact]] = field(default_factory=list)  # ("before"|"after", the turn next to it)
 
 
 def load_details(vault: Vault, fact_id: int) -> FactDetails:
@@ -54,7 +55,16 @@ def _details(conn, fact_id: int) -> FactDetails:  # type: ignore[no-untyped-def]
     group = []
     if fact.fact_group is not None:
         group = [f for f in q.facts_in_group(conn, fact.fact_group, OWNER_VIEW) if f.id != fact.id]
-    return FactDetails(fact, [*reversed(older), fact, *newer], group)
+    return FactDetails(fact, [*reversed(older), fact, *newer], group, _conversation(conn, fact))
+
+
+def _conversation(conn, fact: Fact) -> list[tuple[str, Fact]]:  # type: ignore[no-untyped-def]
+    """The turns just before and after it in its conversation (current revisions, hidden ones marked)."""
+    view = FactFilter(project=ALL_PROJECTS, include_forgotten=True)
+    rows = q.thread_neighbour_ids(conn, [fact.id], view)
+    near = {offset: other for _, offset, other in rows if offset in (-1, 1)}
+    facts = {f.id: f for f in q.facts_by_ids(conn, list(near.values()), view)}
+    return [(label, facts[near[o]]) for o, label in ((-1, "before"), (1, "after")) if near.get(o) in facts]
 
 
 def _maybe(conn, fact_id: int) -> Fact | None:  # type: ignore[no-untyped-def]
@@ -109,6 +119,10 @@ def details_html(details: FactDetails, why: str = "", factors: list[tuple[str, s
     if details.group:
         parts.append("<p><b>Same fact group</b></p><ul>" + "".join(
             f"<li>{esc(g.text)}{' (canonical)' if g.is_canonical else ''}</li>" for g in details.group) + "</ul>")
+    if details.conversation:
+        parts.append("<p><b>In its conversation</b></p><ul>" + "".join(
+            f"<li><i>{esc(label)}:</i> {esc(turn.text)}{' (forgotten)' if turn.forgotten else ''}</li>"
+            for label, turn in details.conversation) + "</ul>")
     return "".join(parts)
 
 
