@@ -23,6 +23,7 @@ from vodou_desktop.ui.actions import MODES, ActionRegistry
 from vodou_desktop.ui.active_page import PageState
 from vodou_desktop.ui.browser.approvals_tab import describe_arguments, pending_first, tool_words
 from vodou_desktop.ui.ops import Ops
+from vodou_desktop.ui.prompts import TextPrompt
 from vodou_desktop.ui.site_projects import SiteProjects
 from vodou_desktop.ui.table_model import Column, RecordTableModel
 from vodou_desktop.words import kind_words, project_words
@@ -99,6 +100,10 @@ class Panel(QFrame):
         self.documents: RecordTableModel[dict[str, Any]] = RecordTableModel(DOC_COLUMNS, self)
         self.approvals: RecordTableModel[dict[str, Any]] = RecordTableModel(APPROVAL_COLUMNS, self)
         self.approvals_view = _list(self.approvals, 3)
+        self.note_button = QPushButton("Add &note…")
+        self.note_button.setToolTip("A note about this page, saved in the project chosen above")
+        self.note_button.clicked.connect(self.add_note)
+        self.note_prompt: TextPrompt | None = None
         self.approve_button = QPushButton("Approve")
         self.deny_button = QPushButton("Deny")
         self.empty = QLabel(NO_PAGE, wordWrap=True, styleSheet="color: gray")
@@ -123,6 +128,7 @@ class Panel(QFrame):
         label.setBuddy(self.project)
         picker.addWidget(label)
         picker.addWidget(self.project, 1)
+        picker.addWidget(self.note_button)
         layout.addLayout(picker)
         layout.addWidget(QLabel("<b>From this page</b> (every project)"))
         layout.addWidget(self.empty)
@@ -148,6 +154,7 @@ class Panel(QFrame):
         self.title.setText(state.title or ("(no title)" if state.url else "No page"))
         self.host.setText(state.host or "The browser extension has not reported a page yet.")
         self.reason.setText(f"{state.mode.capitalize()} on this site: {state.reason}" if state.mode else "")
+        self._update_note_button()
         self.refresh()
 
     def chosen_project(self) -> str | None:
@@ -184,6 +191,22 @@ class Panel(QFrame):
         self.deny_button.setEnabled(has_approvals and self._gate is not None)
         if has_approvals and not self.approvals_view.currentIndex().isValid():
             self.approvals_view.setCurrentIndex(self.approvals.index(0, 0))
+
+    def _update_note_button(self) -> None:
+        collect = bool(self.state.url) and self.state.mode == "collect" and not self.state.paused
+        self.note_button.setEnabled(collect and self._pages is not None)
+        self.note_button.setToolTip("A note about this page, saved in the project chosen here" if collect else
+                                    "Notes are saved only on sites in Collect mode")
+
+    def add_note(self) -> None:
+        """A note for this page, in the project picked for this site (the site mode is checked again)."""
+        pages, state, project = self._pages, self.state, self.chosen_project()
+        if pages is None or not state.url:
+            return
+        where = f"project {project}" if project else "no project (global)"
+        self.note_prompt = TextPrompt("Add a note", f"A note about {state.host}, saved in {where}:", multiline=True)
+        self.note_prompt.run(self._ops, lambda text: pages.note(state.url, state.title, text, project),
+                             lambda _fact: self.refresh())
 
     def decide(self, decision: str) -> None:
         """Approve or deny the selected pending approval (the gate runs or drops it)."""

@@ -10,13 +10,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import qasync
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
 from vodou_desktop import config
 from vodou_desktop.app import NO_TRAY, Desktop
 from vodou_desktop.bridge import events
 from vodou_desktop.governance.approvals import Turn
 from vodou_desktop.ingest.remember import Origin, remember, save_document
+from vodou_desktop.pages import page_key
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.ui.pair_dialog import PairDialog
 from vodou_desktop.ui.single_instance import ask_running_instance_to_show
@@ -166,6 +167,13 @@ def test_tray_panel_lists_every_project_exactly_when_the_icon_is_green(qtbot, de
     panel.project.activated.emit(2)
     assert panel.site_projects.get("news.example.com") == "garden"  # remembered per site
     qtbot.waitUntil(lambda: panel.project.currentText() == "garden" and panel.facts.rowCount() == 3, timeout=3000)
+    assert panel.note_button.isEnabled()  # collect here: a note goes to the chosen project
+    panel.add_note()
+    panel.note_prompt.set_text("Garden note from the tray")
+    panel.note_prompt.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    qtbot.waitUntil(lambda: panel.facts.rowCount() == 4, timeout=3000)
+    saved = vault.read(lambda c: q.facts_for_page(c, page_key(PAGE), FactFilter(project=ALL_PROJECTS)))
+    assert {(f.text, f.project) for f in saved} >= {("Garden note from the tray", "garden")}
 
 
 def test_tray_panel_without_a_page_says_how_to_pair(qtbot, desktop):
