@@ -159,10 +159,23 @@ async def page_link(request: web.Request) -> web.Response:
 
 async def active_page(request: web.Request) -> web.Response:
     body = await read_body(request)
+    if "url" not in body and "offHost" in body:
+        return await _active_off_site(request, required(body, "offHost", URL_LIMIT))
     report = await blocking(ActivePage(_services(request).sites).report, required(body, "url", URL_LIMIT),
                             text_field(body, "title", required=False))
     if not report["accepted"]:
         raise PolicyRefused(f"{report['host']} is off ({report['reason']}): the extension must not report it")
+    context_of(request).hub.emit(events.ACTIVE_PAGE, report)
+    return json_response(report)
+
+
+async def _active_off_site(request: web.Request, host: str) -> web.Response:
+    """The active tab is on a site that is off: only its host (already sent to ask the mode), so the
+    tray dims like the toolbar. Nothing about the page is sent and the vault is not read."""
+    resolution = await blocking(_services(request).sites.resolve, host)
+    if resolution.mode != "off":
+        raise InvalidInput(f"{resolution.host} is not off: report the page's url instead of offHost")
+    report = {"accepted": False, "url": None, "pageKey": None, "title": None, **resolution.as_json()}
     context_of(request).hub.emit(events.ACTIVE_PAGE, report)
     return json_response(report)
 
