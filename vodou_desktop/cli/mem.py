@@ -55,6 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     lst = msub.add_parser("list", help="list memories, newest first")
     lst.add_argument("--host", help="only memories from this site (and its subdomains)")
     lst.add_argument("--project", help="only this project and global memories")
+    lst.add_argument("--tool", help="only memories written by this tool (an MCP client's name, cli, claude-code, …)")
     lst.add_argument("--forgotten", action="store_true", help="include forgotten memories")
     lst.add_argument("-n", "--limit", type=int, default=50)
     lst.add_argument("--json", action="store_true")
@@ -151,7 +152,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise InvalidInput("--limit must be at least 1")
-    filt = FactFilter(project=args.project or ALL_PROJECTS, include_forgotten=args.forgotten, host=args.host)
+    filt = FactFilter(project=args.project or ALL_PROJECTS, include_forgotten=args.forgotten, host=args.host,
+                      tools=(args.tool,) if args.tool else ())
     with _open(args, model=False) as rt:
         facts = rt.vault.read(lambda c: q.list_facts(c, filt, limit=args.limit))
         if args.json:

@@ -54,6 +54,7 @@ class FactFilter:
     host: str | None = None  # source host or page host is this host or a subdomain
     tiers: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()  # the writing tool of the source (``cli``, an MCP client's name, …)
 
     def where(self) -> tuple[str, list[Any]]:
         """SQL predicates over ``c`` (chunks) and ``s`` (memory_sources), with parameters."""
@@ -82,6 +83,9 @@ class FactFilter:
         if self.kinds:
             clauses.append(f"c.kind IN ({','.join('?' * len(self.kinds))})")
             params += list(self.kinds)
+        if self.tools:
+            clauses.append(f"s.tool IN ({','.join('?' * len(self.tools))})")
+            params += list(self.tools)
         return " AND ".join(clauses), params
 
 
