@@ -70,11 +70,12 @@ def test_remember_strips_context_fences_and_validates_kind(keyword_server: McpCl
 
 def _wall(client: McpClient, vector: bool) -> None:
     secret, shared = token(), token()
-    beta = client.call("remember", {"text": f"Sentinel {secret} belongs to project beta", "project": "beta"})
+    beta = client.call("remember", {"text": f"Sentinel {secret}: the kestrel nest is under the old railway bridge",
+                                    "project": "beta"})
     glob = client.call("remember", {"text": f"Global {shared} note for every project"})
     assert beta["memory"]["project"] == "beta" and glob["memory"]["project"] is None
     beta_id, glob_id = beta["memory"]["id"], glob["memory"]["id"]
-    for query in (f"{secret} {shared}", f"Sentinel {secret}", "project sentinel belongs"):
+    for query in (f"{secret} {shared}", f"Sentinel {secret}", "sentinel kestrel nest bridge"):
         alpha = client.call("search_memory", {"query": query, "project": "alpha", "k": 20})
         assert beta_id not in ids(alpha["results"]), query
         assert secret not in str(alpha)
@@ -82,13 +83,13 @@ def _wall(client: McpClient, vector: bool) -> None:
     assert glob_id in ids(client.call("search_memory", {"query": shared, "project": "beta"})["results"])
     assert beta_id in ids(client.call("search_memory", {"query": secret, "project": "beta"})["results"])
     assert beta_id not in ids(client.call("search_memory", {"query": secret})["results"])  # no project: global only
-    for query in (secret, "which sentinel belongs to a project"):
+    for query in (secret, "where is the kestrel nest"):
         assert secret not in client.call("recall", {"project": "alpha", "query": query})["text"]
     assert secret in client.call("recall", {"project": "beta", "query": secret})["text"]
     hidden = client.raw("get_memory", {"id": beta_id, "project": "alpha"})
     assert hidden.is_error and secret not in text_of(hidden)
     if vector:  # the meaning path: a paraphrase with no shared word finds it in beta, never in alpha
-        paraphrase = {"query": "the guard word that is owned by the second workspace", "k": 20}
+        paraphrase = {"query": "bird of prey breeding place beneath a train viaduct", "k": 20}
         found = _eventually(lambda: beta_id in ids(client.call("search_memory", {**paraphrase, "project": "beta"})
                                                    ["results"]))
         assert found, "the paraphrase never found the sentinel by meaning in its own project"
