@@ -7,7 +7,7 @@ All watcher work (start, stop, flush) runs as ops, off the GUI thread; the state
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QMenu, QMessageBox
 
 from vodou_desktop import config
@@ -78,6 +78,7 @@ class CaptureStatus(QObject):
         box = QMessageBox(QMessageBox.Icon.Question, "Capture Claude Code sessions?", QUESTION,
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
         box.setDefaultButton(QMessageBox.StandardButton.No)
+        box.setWindowModality(Qt.WindowModality.NonModal)  # the tray stays usable while the question waits
         yes = QMessageBox.StandardButton.Yes
         box.buttonClicked.connect(lambda button: self.answer(box.standardButton(button) == yes))
         self.question = box

@@ -43,14 +43,18 @@ def capture_state(name: str) -> str | None:
         return None
 
 
-def toggle_pause(display: str) -> None:
-    """Open the tray menu on the icon and choose its first enabled item, Pause (keyboard, like a person)."""
-    shot = screenshot(display, Path(os.environ.get("TMPDIR", "/tmp")) / f"vodou-capture-{os.getpid()}.png")
+def icon_position(display: str, shot_path: Path) -> tuple[int, int]:
+    """Where the brand-blue tray icon sits (found once: a paused icon is not blue)."""
+    shot = screenshot(display, shot_path)
     ys, xs = np.nonzero(np.abs(tray_area(shot) - [0x2D, 0x6C, 0xDF]).sum(axis=2) < 60)
     assert len(xs) and hue_pixels(tray_area(shot), BLUE_HUE) > 20, "the tray icon is not in the tray"
-    x, y = SCREEN[0] - TRAY_WIDTH + int(xs.mean()), int(ys.mean())
+    return SCREEN[0] - TRAY_WIDTH + int(xs.mean()), int(ys.mean())
+
+
+def toggle_pause(display: str, icon: tuple[int, int]) -> None:
+    """Open the tray menu on the icon and choose its first enabled item, Pause (keyboard, like a person)."""
     env = {**os.environ, "DISPLAY": display}
-    subprocess.run(["xdotool", "mousemove", str(x), str(y), "click", "3"], env=env, check=True)
+    subprocess.run(["xdotool", "mousemove", str(icon[0]), str(icon[1]), "click", "3"], env=env, check=True)
     time.sleep(1.0)  # the menu opens
     subprocess.run(["xdotool", "key", "Down", "Return"], env=env, check=True)
 
@@ -79,14 +83,15 @@ def test_tray_app_captures_claude_code_by_itself_and_pause_stops_it(tray_display
         _wait(lambda: captured(vault_path), 60, "the appended line to be captured")
         assert captured(vault_path) == ["We decided to host the Kestrel docs on GitHub Pages."]
 
-        toggle_pause(tray_display)
+        icon = icon_position(tray_display, tmp_path / "tray.png")
+        toggle_pause(tray_display, icon)
         _wait(lambda: capture_state("claude_code") == "paused", 30, "Pause to stop capture")
         with session.open("a") as fh:
             fh.write(session_line("We use the Heronsecret vault for paused things.", "u2", repo))
         time.sleep(8)  # longer than the 5 s flush window: a running watcher would have stored it by now
         assert len(captured(vault_path)) == 1
 
-        toggle_pause(tray_display)
+        toggle_pause(tray_display, icon)
         _wait(lambda: capture_state("claude_code") == "watching", 30, "resume")
         with session.open("a") as fh:
             fh.write(session_line("We use Grafana for every Kestrel dashboard.", "u3", repo))
