@@ -37,6 +37,7 @@ class CaptureStatus(QObject):
         runtime = services.runtime
         self.watchers = CaptureWatchers(runtime.vault, runtime.settings, embedder=runtime.embedder,
                                         on_change=self.changed.emit)
+        self.registry = actions  # the actions live as long as their registry
         self.actions = {name: actions.add(f"capture.{name}", f"{label}: …", enabled=False)
                         for name, label in LABELS.items()}
         self.question: QMessageBox | None = None
