@@ -92,7 +92,7 @@ def tool_list() -> list[types.Tool]:
 def text_result(name: str, data: dict[str, Any]) -> types.CallToolResult:
     """The result as text (what a model reads) and as structured content. Recall's text is the block
     exactly as ``vodou recall`` prints it; the other tools' text is their JSON."""
-    text = data["text"] if name == "recall" else json.dumps(data, ensure_ascii=False, indent=1)
+    text = data["text"] if name == "recall" else json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=data)
 
 

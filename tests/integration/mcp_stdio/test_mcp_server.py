@@ -250,3 +250,21 @@ def test_print_config_names_the_installed_command(tmp_path: Path) -> None:
         assert entry["args"][-3:-1] == ["--vault", str((tmp_path / "v.sqlite").resolve())]
         if args == []:
             assert entry["command"] == str(Path(command).resolve()) or entry["command"] == command
+
+
+def test_locked_vault_is_one_clear_message_and_passes(tmp_path: Path) -> None:
+    import apsw
+
+    vault = tmp_path / "vault.sqlite"
+    with McpClient(vault, tmp_path) as client:
+        client.call("remember", {"text": "before the lock"})
+        holder = apsw.Connection(str(vault))
+        holder.execute("BEGIN EXCLUSIVE")  # another program holds the write lock (WAL: readers go on)
+        try:
+            result = client.raw("remember", {"text": "during the lock"})
+            assert result.is_error and "locked by another program" in text_of(result)
+            assert "before the lock" in str(client.call("search_memory", {"query": "before the lock"}))
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        assert client.call("remember", {"text": "after the lock"})["memory"]["text"] == "after the lock"
