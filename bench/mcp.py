@@ -6,28 +6,36 @@ the top 8. The MCP figure adds what the protocol costs: JSON-RPC over pipes, arg
 project lookup, rendering each memory with its provenance. Target: MCP p50 <= 1.5x in-process p50.
 
     python -m bench.mcp [--size 10000] [--queries 100] [--no-model]
+
+Both processes get the same number of torch/BLAS threads (``OMP_NUM_THREADS``, default 1 here): on an
+oversubscribed machine two threads per process made one query's embedding 10-20x slower, which
+would compare scheduling luck rather than the protocol.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
-import sys
-import tempfile
-import time
-from pathlib import Path
-from typing import Any
 
-import anyio
-import mcp_types as types
-from mcp import ClientSession, StdioServerParameters, stdio_client
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # before numpy or torch load, here and in the server
+os.environ.setdefault("OPENBLAS_NUM_THREADS", os.environ["OMP_NUM_THREADS"])
 
-from bench import measure
-from bench.build import build
-from bench.corpus import PROJECTS, queries
-from vodou_desktop.runtime import Runtime
-from vodou_desktop.search.embedder import Embedder, EmbedderState
-from vodou_desktop.vault import FactFilter, Vault
+import argparse  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+import anyio  # noqa: E402
+import mcp_types as types  # noqa: E402
+from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
+
+from bench import measure  # noqa: E402
+from bench.build import build  # noqa: E402
+from bench.corpus import PROJECTS, queries  # noqa: E402
+from vodou_desktop.runtime import Runtime  # noqa: E402
+from vodou_desktop.search.embedder import Embedder, EmbedderState  # noqa: E402
+from vodou_desktop.vault import FactFilter, Vault  # noqa: E402
 
 K = 8
 TARGET = 1.5
@@ -89,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
         local = in_process(path, items, model if model is not None else "none")
         remote = anyio.run(over_mcp, path, items, model is not None)
     report: dict[str, Any] = {
-        "size": args.size, "queries": len(items), "model": model is not None, "build_s": round(built, 1),
+        "size": args.size, "queries": len(items), "model": model is not None, "threads": os.environ["OMP_NUM_THREADS"],
+        "build_s": round(built, 1),
         "in_process_p50_ms": round(local.p50, 2), "in_process_p95_ms": round(local.p95, 2),
         "mcp_p50_ms": round(remote.p50, 2), "mcp_p95_ms": round(remote.p95, 2),
         "ratio_p50": round(remote.p50 / local.p50, 2), "target_ratio": TARGET,
