@@ -25,6 +25,7 @@ from vodou_desktop.mcp.schemas import DEFAULT_K, check_arguments
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault import query as q
+from vodou_desktop.vault.facts import clean_project
 from vodou_desktop.vault.projects_store import all_projects
 
 MODEL_WAIT_S = 30.0  # from server start: after this, a search that finds the model still loading uses keywords
@@ -62,6 +63,8 @@ class MemoryTools:
 
     # -- context -----------------------------------------------------------------------------
     def project(self, args: dict[str, Any], caller: Caller) -> ProjectChoice:
+        if clean_project(args.get("project")) is not None:  # the argument decides: no folder lookup
+            return choose_project(args["project"], (), None, ())
         mapping = self.runtime.vault.read(all_projects)
         return choose_project(args.get("project"), caller.roots, caller.cwd, mapping)
 
