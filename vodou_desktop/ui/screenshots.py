@@ -148,6 +148,7 @@ def render(outdir: Path) -> list[Path]:
     QApplication.instance() or QApplication([])
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["VODOU_HOME"] = tmp  # window size, per-site projects: never the person's own files
+        os.environ["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")  # the autostart entry Settings names
         vault = Vault.open(Path(tmp) / "screens.vodou.sqlite")
         embedder = Embedder("none")
         index = VectorIndex(vault)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QLineEdit,
     QListView,
     QPushButton,
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
 from vodou_desktop import config
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.ui.actions import MODES
+from vodou_desktop.ui.capture_settings import CaptureSettings
 from vodou_desktop.ui.pair_dialog import browser_label
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.settings_autostart import AutostartSection
@@ -37,6 +39,7 @@ from vodou_desktop.words import mode_words
 
 PAIRING_COLUMNS: list[Column[Any]] = [
     Column("Paired browser", lambda p: f"{browser_label(p)}, since {p.created_at[:10]}", lambda p: p.extension_id)]
+FIELD_WIDTH = 360  # the field column's width at the dialog's minimum size
 RESTART_NOTE = "Port and meaning-search changes apply the next time Vodou starts."
 ENDPOINT_HELP = ("Optional. An OpenAI-compatible chat model (for example a local server at "
                  "http://127.0.0.1:8080/v1) that answers questions you send from a web page in the extension. "
@@ -103,6 +106,7 @@ class SettingsDialog(QDialog):
         self.storage = QLabel(f"Pairing tokens are kept in {tokens.storage}." if tokens is not None else
                               "The browser bridge is not running here: no pairings to show.",
                               wordWrap=True, styleSheet="color: gray")
+        self.capture = CaptureSettings(services.extras.get("capture"), self.base)
         self.problem = QLabel(wordWrap=True, styleSheet="color: #b00020")
         self.autostart = AutostartSection()
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
@@ -121,6 +125,8 @@ class SettingsDialog(QDialog):
         form.addRow("&Default mode for sites", self.default_mode)
         form.addRow("Bridge &port", self.port)
         form.addRow("", self.semantic)
+        for explanation in (self.effective, self.endpoint_help):  # a wrapped label in a form row needs its height
+            explanation.setMinimumHeight(explanation.heightForWidth(FIELD_WIDTH))
         form.addRow("", self.effective)
         form.addRow("Model &endpoint", self.endpoint)
         form.addRow("", self.endpoint_help)
@@ -129,11 +135,13 @@ class SettingsDialog(QDialog):
         revoke_row.addWidget(self.pairings_view, 1)
         revoke_row.addWidget(self.revoke_button)
         layout = QVBoxLayout(self)
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)  # wrapped explanations never overlap
         layout.addLayout(form)
         layout.addWidget(QLabel("<b>Paired browsers</b>"))
         layout.addLayout(revoke_row)
         layout.addWidget(self.storage)
         layout.addWidget(self.autostart)
+        layout.addWidget(self.capture)
         layout.addWidget(QLabel(RESTART_NOTE, styleSheet="color: gray"))
         layout.addWidget(self.problem)
         layout.addWidget(self.buttons)
@@ -154,6 +162,7 @@ class SettingsDialog(QDialog):
         try:
             settings = settings_from_form(self.base, self.port.text(), self.semantic.isChecked(),
                                           self.endpoint.text(), self.model_name.text())
+            settings = self.capture.apply(settings)
         except InvalidInput as exc:
             self.problem.setText(f"Not saved: {exc}")
             return
@@ -172,6 +181,7 @@ class SettingsDialog(QDialog):
     def _saved(self, settings: config.Settings) -> None:
         self.saved = settings
         self._services.runtime.settings = settings
+        self.capture.saved(settings)
         if self.autostart.apply():
             self.accept()
 
