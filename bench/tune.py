@@ -45,6 +45,16 @@ def grid() -> list[FusionParams]:
 CONTEXT_WEIGHTS = (0.0, 0.2, 0.5)
 
 
+def fine_grid() -> list[FusionParams]:
+    """Around the coarse grid's best (z-score, low keyword weight, a large share of the turn before)."""
+    return [FusionParams(method="zscore", keyword_weight=w, adaptive=a, before_share=b, after_share=af)
+            for w, a, b, af in itertools.product((0.2, 0.25, 0.3, 0.35), (0.0, 10.0, 20.0), (0.5, 0.7, 0.9),
+                                                 (0.0, 0.1))]
+
+
+FINE_CONTEXT_WEIGHTS = (0.0, 0.2)
+
+
 def score(ranked: Sequence[int], relevant: set[int], k: int = 10) -> tuple[float, float]:
     """(hit@k, reciprocal rank within k)."""
     for rank, i in enumerate(ranked[:k], start=1):
@@ -119,16 +129,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.tune", description=__doc__)
     parser.add_argument("--split", default="dev", choices=("dev", "test"))
     parser.add_argument("--top", type=int, default=25, help="configurations to print")
+    parser.add_argument("--fine", action="store_true", help="the finer grid around the coarse grid's best")
     parser.add_argument("--vector-cache", metavar="DIR", type=Path, help="as bench.quality's (ingest only)")
     args = parser.parse_args(argv)
     started = time.time()
     with tuning_session(args.split, args.vector_cache) as (service, questions):
-        rows = tune(service, questions, grid())
+        rows = (tune(service, questions, fine_grid(), FINE_CONTEXT_WEIGHTS) if args.fine
+                else tune(service, questions, grid()))
     print(f"# bench.tune --split {args.split}: {len(questions)} questions, {len(rows)} configurations,"
           f" {time.time() - started:.0f} s, load {os.getloadavg()[0]:.2f}")
     print("| configuration | hit@10 | MRR@10 |\n|---|---|---|")
     for p, hit, mrr in rows[: args.top]:
         print(f"| {describe(p)} | {hit:.3f} | {mrr:.3f} |")
+    print("\nbest of each family:\n| family | configuration | hit@10 | MRR@10 |\n|---|---|---|---|")
+    families: dict[str, Any] = {
+        **{f"method {m}": (lambda p, m=m: p.method == m) for m in ("zscore", "minmax", "rrf")},
+        "no neighbour share": lambda p: p.before_share == 0 and p.after_share == 0,
+        "no adaptive weight": lambda p: p.adaptive == 0,
+        **{f"context weight {c}": (lambda p, c=c: p.context_weight == c) for c in CONTEXT_WEIGHTS},
+    }
+    for name, keep in families.items():
+        best = next(((p, h, m) for p, h, m in rows if keep(p)), None)
+        if best:
+            print(f"| {name} | {describe(best[0])} | {best[1]:.3f} | {best[2]:.3f} |")
     return 0
 
 
