@@ -54,6 +54,8 @@ class FactFilter:
     host: str | None = None  # source host or page host is this host or a subdomain
     tiers: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()  # the writing tool of the source (``cli``, an MCP client's name, …)
+    saved_since: str | None = None  # ISO time: only memories saved at or after it
 
     def where(self) -> tuple[str, list[Any]]:
         """SQL predicates over ``c`` (chunks) and ``s`` (memory_sources), with parameters."""
@@ -82,6 +84,12 @@ class FactFilter:
         if self.kinds:
             clauses.append(f"c.kind IN ({','.join('?' * len(self.kinds))})")
             params += list(self.kinds)
+        if self.tools:
+            clauses.append(f"s.tool IN ({','.join('?' * len(self.tools))})")
+            params += list(self.tools)
+        if self.saved_since:
+            clauses.append("c.created_at >= ?")
+            params.append(self.saved_since)
         return " AND ".join(clauses), params
 
 
@@ -220,6 +228,15 @@ def count_facts_by_host(conn: apsw.Connection, f: FactFilter) -> dict[str, int]:
     sql = (f"SELECT coalesce(s.source_host, c.page_host) AS h, count(*) {_FROM} WHERE {where}"
            " AND h IS NOT NULL GROUP BY h")
     return {row[0]: int(row[1]) for row in conn.execute(sql, params)}
+
+
+@reader
+def count_facts_by_project(conn: apsw.Connection, f: FactFilter) -> dict[str, int]:
+    """Projects that hold memories, with how many (global memories are not a project)."""
+    where, params = f.where()
+    sql = (f"SELECT c.project_id, count(*) {_FROM} WHERE {where} AND c.project_id IS NOT NULL"
+           " GROUP BY c.project_id ORDER BY c.project_id")
+    return {str(row[0]): int(row[1]) for row in conn.execute(sql, params)}
 
 
 DOCUMENT_COLUMNS = (
