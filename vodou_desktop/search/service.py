@@ -112,7 +112,7 @@ class SearchService:
         text = (text or "")[:MAX_QUERY_CHARS]
         kw = {i: -s for i, s in self._keyword(text, filt, KEYWORD_POOL, params.context_weight).items()}
         qvec = self.embedder.encode_one(text) if self.semantic and text.strip() else None  # type: ignore[union-attr]
-        vec = self._vector(qvec, filt, VECTOR_POOL) if qvec is not None else {}
+        vec = self._nearest(qvec, filt, VECTOR_POOL) if qvec is not None else {}
         found_by_vector = set(vec)
         if qvec is not None:
             vec.update(self._cosines(qvec, set(kw) - set(vec)))
@@ -146,7 +146,11 @@ class SearchService:
         return dict(self.vault.read(partial(q.keyword_search, match=expr, f=filt, limit=pool,
                                             context_weight=context_weight)))
 
-    def _vector(self, qvec: np.ndarray, filt: FactFilter, pool: int) -> dict[int, float]:
+    def _vector(self, text: str, filt: FactFilter, pool: int) -> dict[int, float]:
+        """The vector path alone for ``text`` (bench.search times it)."""
+        return self._nearest(self.embedder.encode_one(text), filt, pool) if self.semantic else {}  # type: ignore[union-attr]
+
+    def _nearest(self, qvec: np.ndarray, filt: FactFilter, pool: int) -> dict[int, float]:
         """Cosine per id, for candidates that pass the filter; widens until ``pool`` pass."""
         n, total = pool * 4, len(self.index)
         while True:
