@@ -5,8 +5,9 @@ Start order, read top to bottom in ``Desktop.start``:
   2. governance: site modes, forgetting, operator memory, page lane — shared with the bridge
   3. UI plumbing: message bridge, ops, vault events, actions, active page
   4. windows: memory browser, panel, tray (or the browser alone when there is no tray host)
-  5. the bridge on this same asyncio loop (qasync)
-Shutdown is the reverse: bridge closed, ops finished, writer drained, vault closed.
+  5. capture watchers enabled in Settings (Claude Code sessions, inbox), paused with everything else
+  6. the bridge on this same asyncio loop (qasync)
+Shutdown is the reverse: bridge closed, watchers stopped, ops finished, writer drained, vault closed.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from vodou_desktop.runtime import Runtime
 from vodou_desktop.ui.actions import ActionRegistry
 from vodou_desktop.ui.active_page import ActivePage
 from vodou_desktop.ui.browser.window import MemoryBrowser
+from vodou_desktop.ui.capture_status import CaptureStatus
 from vodou_desktop.ui.commands import Commands
 from vodou_desktop.ui.hub_signals import HubSignals
 from vodou_desktop.ui.icon import icon_for_state
@@ -50,9 +52,10 @@ NO_TRAY = ("No system tray was found on this desktop, so Vodou runs in this wind
 class Desktop:
     """Everything the running app owns, built in start order and closed in reverse."""
 
-    def __init__(self, runtime: Runtime, *, bridge_port: int | None = None) -> None:
+    def __init__(self, runtime: Runtime, *, bridge_port: int | None = None, background: bool = False) -> None:
         self.runtime = runtime
         self.bridge_port = bridge_port
+        self.background = background  # started at login: open no window while a tray icon is the way in
         vault, search = runtime.vault, runtime.search
         # 2. governance, shared by the tray and the bridge (one forget token table, one rule set)
         self.sites = SiteModes(vault)
@@ -66,10 +69,12 @@ class Desktop:
                                        page_memory=self.bridge_services.pages, opm=OperatorMemory(vault),
                                        bridge=self.bridge, extras={"gate": self.bridge_services.gate})
         self.actions = ActionRegistry()
+        self.capture = CaptureStatus(self.services, self.actions)  # before the commands: Pause stops it first
+        self.services.extras["capture"] = self.capture
         self.active_page = ActivePage(vault, self.sites, self.services.ops)
         self.hub_signals = HubSignals(self.hub)
         # 4. windows
-        self.browser = MemoryBrowser(self.services)
+        self.browser = MemoryBrowser(self.services, actions=self.actions)
         self.panel = Panel(self.actions, self.services.ops, self.bridge_services.pages, self.bridge_services.gate)
         self.tray: Tray | None = None
         self.commands = Commands(self)
@@ -92,17 +97,22 @@ class Desktop:
         if QSystemTrayIcon.isSystemTrayAvailable():
             self.tray = Tray(self.actions, self.services.model_status.text)
             self.tray.panel_requested.connect(self.panel.popup_near)
+            self.capture.attach(self.tray.menu)
             self.tray.show()
             self.active_page.changed.connect(self.tray.set_page)
             self.services.model_status.changed.connect(self.tray.update_tooltip)
         else:
             QApplication.instance().lastWindowClosed.connect(self.request_quit)  # type: ignore[union-attr]
-            self.browser.raise_window()
+            if self.background:
+                self.browser.showMinimized()  # without a tray the window is the only way in
+            else:
+                self.browser.raise_window()
             self.services.messages.info(NO_TRAY)
         if not self.single_instance.listen():
             self.services.messages.error("Could not open the single-instance socket; a second launch may not find "
                                          "this one.")
         self._poll.start()
+        self.capture.start(paused=self.sites.paused)
         asyncio.ensure_future(self._start_bridge())
 
     def _wire(self) -> None:
@@ -129,6 +139,7 @@ class Desktop:
         self._poll.stop()
         self.single_instance.close()
         await self.bridge.stop()
+        self.capture.stop()
         if self.tray is not None:
             self.tray.icon.hide()
         self.panel.close()
@@ -151,8 +162,10 @@ def main(args: argparse.Namespace | None = None) -> int:
     assert isinstance(app, QApplication)
     app.setApplicationName("Vodou")
     app.setQuitOnLastWindowClosed(False)
-    if ask_running_instance_to_show():
-        print("Vodou is already running: its memory browser was brought to the front.")
+    background = bool(getattr(args, "background", False))
+    if ask_running_instance_to_show(show=not background):
+        if not background:
+            print("Vodou is already running: its memory browser was brought to the front.")
         return 0
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
@@ -162,7 +175,7 @@ def main(args: argparse.Namespace | None = None) -> int:
         QMessageBox.critical(None, "Vodou cannot start", str(exc))
         print(f"vodou: error: {exc}", file=sys.stderr)
         return 2
-    desktop = Desktop(runtime)
+    desktop = Desktop(runtime, background=background)
     _quit_on_signals(desktop)
     try:
         with loop:
