@@ -40,7 +40,7 @@ def small_coarse(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_coarse_pass_finds_nearly_the_exact_top_10(vault: Vault, small_coarse: None) -> None:
     mat = _structured(6_000)
     ids = np.asarray(_fill(vault, mat))
-    index = VectorIndex(vault)
+    index = VectorIndex(vault, model="test")
     index.load()
     assert index._basis is not None  # the coarse stage is on
     queries = _structured(50, seed=11)
@@ -58,7 +58,7 @@ def test_coarse_pass_finds_nearly_the_exact_top_10(vault: Vault, small_coarse: N
 def test_coarse_index_follows_new_and_erased_vectors(vault: Vault, small_coarse: None) -> None:
     mat = _structured(3_500)
     _fill(vault, mat)
-    index = VectorIndex(vault)
+    index = VectorIndex(vault, model="test")
     index.load()
     probe = _structured(1, seed=99)[0]
     [new_id] = _fill(vault, probe[None, :])
@@ -76,7 +76,7 @@ def test_coarse_index_follows_new_and_erased_vectors(vault: Vault, small_coarse:
 def test_small_index_is_exact(vault: Vault) -> None:
     mat = _structured(500)
     ids = np.asarray(_fill(vault, mat))
-    index = VectorIndex(vault)
+    index = VectorIndex(vault, model="test")
     index.load()
     assert index._basis is None
     qv = _structured(1, seed=5)[0]
