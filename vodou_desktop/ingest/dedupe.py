@@ -194,9 +194,12 @@ def group_via_index(vault: Vault, index: VectorIndex, new_ids: Sequence[int]) ->
     live = FactFilter(project=ALL_PROJECTS)
     report = DedupeReport(scanned=len(new_ids))
     vectors = dict(vault.read(partial(q.embeddings_for, ids=list(new_ids), model=index.model)))
-    for new_id, blob in vectors.items():
-        near = [(i, s) for i, s in index.top(np.frombuffer(blob, dtype="<f4"), NEIGHBOURS) if i != new_id]
-        near = [(i, s) for i, s in near if s >= COSINE_MIN]
+    if not vectors:
+        return report
+    # one pass over the index for the whole batch (not one per new fact)
+    nearest = index.top_many(np.stack([np.frombuffer(b, dtype="<f4") for b in vectors.values()]), NEIGHBOURS + 1)
+    for (new_id, _), found in zip(vectors.items(), nearest, strict=True):
+        near = [(i, s) for i, s in found if i != new_id and s >= COSINE_MIN][:NEIGHBOURS]
         facts = {f.id: f for f in vault.read(partial(q.facts_by_ids, ids=[new_id, *(i for i, _ in near)], f=live))}
         new = facts.get(new_id)
         if new is None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -28,6 +29,7 @@ from vodou_desktop.vault.settings_store import get_setting, set_setting
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]  # (done, total)
+SETTLE_S = 0.2  # after a wake-up, wait this long for more writes before embedding
 
 
 def backfill(vault: Vault, embedder: Embedder, *, batch: int = 128, progress: Progress | None = None,
@@ -135,6 +137,9 @@ class Backfiller:
     def _run(self) -> None:
         while not self._stop:
             self._wake.wait()
+            # Facts written one at a time (a capture, a chat turn each) wake us once each: let a burst
+            # settle so it is embedded in one batch, not one model call per fact.
+            time.sleep(SETTLE_S)
             self._wake.clear()
             if self._stop:
                 return

@@ -99,7 +99,8 @@ class Embedder:
 
             folder = default_model_dir() if self.choice == "default" else Path(self.choice).expanduser()
             model = SentenceTransformer(str(folder), device="cpu")
-            dim = model.get_sentence_embedding_dimension()
+            width = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+            dim = width()
             if not dim:
                 dim = int(model.encode(["width"], convert_to_numpy=True).shape[1])
             self._model, self.dim = model, int(dim)

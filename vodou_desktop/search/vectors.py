@@ -31,6 +31,7 @@ COARSE_MIN_ROWS = 150_000  # below this an exact scan takes under ~20 ms
 COARSE_DIM = 96
 COARSE_SAMPLE = 20_000
 RERANK = 2_000
+MANY_AT_ONCE = 32  # queries per matrix pass in top_many (a 1M x 32 float32 score block is 128 MB)
 
 
 class VectorIndex:
@@ -157,24 +158,34 @@ class VectorIndex:
 
     def top(self, query: np.ndarray, n: int) -> list[tuple[int, float]]:
         """The ``n`` nearest chunk ids by cosine (vectors are unit length)."""
+        return self.top_many(np.asarray(query, dtype=np.float32).reshape(1, -1), n)[0]
+
+    def top_many(self, queries: np.ndarray, n: int) -> list[list[tuple[int, float]]]:
+        """``top`` for several query vectors at once: one pass over the matrix per ``MANY_AT_ONCE``
+        queries instead of one per query (on-write grouping of a batch of new facts)."""
         self.sync()
+        out: list[list[tuple[int, float]]] = []
         with self._lock:
-            if self._n == 0:
-                return []
-            qv = np.asarray(query, dtype=np.float32)
-            if qv.shape != (self._dim,):  # a query of another model: nothing here is comparable
-                return []
+            qs = np.asarray(queries, dtype=np.float32)
+            if self._n == 0 or qs.ndim != 2 or qs.shape[1] != self._dim:  # empty, or another model's width
+                return [[] for _ in range(len(qs))]
             n = min(n, self._n)
-            if self._basis is not None and n < RERANK:
-                rows = _best(self._low[: self._n] @ (qv @ self._basis), RERANK)
-                scores = self._mat[rows] @ qv
-            else:
-                rows = np.arange(self._n)
-                scores = self._mat[: self._n] @ qv
-            best = _best(scores, n)
-            best = best[np.argsort(-scores[best])]
-            ids = self._ids[rows[best]]
-            return [(int(i), float(s)) for i, s in zip(ids, scores[best], strict=True) if i >= 0]
+            coarse = self._basis is not None and n < RERANK
+            for start in range(0, len(qs), MANY_AT_ONCE):
+                part = qs[start : start + MANY_AT_ONCE]
+                pass_scores = (self._low[: self._n] @ (part @ self._basis).T if coarse and self._basis is not None
+                               else self._mat[: self._n] @ part.T)
+                for j, qv in enumerate(part):
+                    if coarse:
+                        rows = _best(pass_scores[:, j], RERANK)
+                        scores = self._mat[rows] @ qv
+                    else:
+                        rows, scores = np.arange(self._n), pass_scores[:, j]
+                    best = _best(scores, n)
+                    best = best[np.argsort(-scores[best])]
+                    ids = self._ids[rows[best]]
+                    out.append([(int(i), float(s)) for i, s in zip(ids, scores[best], strict=True) if i >= 0])
+        return out
 
 
 def _best(scores: np.ndarray, n: int) -> np.ndarray:

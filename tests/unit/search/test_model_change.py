@@ -45,7 +45,7 @@ def second_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedder]
 
     torch.manual_seed(0)
     base = SentenceTransformer(str(default_model_dir()), device="cpu")
-    dense = models.Dense(in_features=base.get_sentence_embedding_dimension(), out_features=SECOND_DIM,
+    dense = models.Dense(in_features=base.get_embedding_dimension(), out_features=SECOND_DIM,
                          activation_function=torch.nn.Identity())
     projected = SentenceTransformer(modules=[*base, dense, models.Normalize()], device="cpu")
     folder = tmp_path_factory.mktemp("models") / "minilm-projected-256"
