@@ -200,3 +200,18 @@ def test_query_vectors_come_from_a_bounded_cache(model: Embedder, monkeypatch: p
 
 def partial_count_stale(model_id: str):  # type: ignore[no-untyped-def]
     return lambda conn: q.count_stale_embedded(conn, model_id)
+
+
+def test_every_encode_runs_on_the_models_own_thread(model: Embedder) -> None:
+    """Callers on many threads (the bridge's executor, the backfill) never run the model themselves:
+    per-thread torch buffers and allocator arenas made a long-running server's memory grow."""
+    results: list[np.ndarray] = []
+    workers = [threading.Thread(target=lambda i=i: results.append(model.encode([f"thread {i} asks"])))
+               for i in range(6)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(120)
+    model.encode_one("and the test's own thread asks too")
+    assert len(results) == 6 and all(r.shape == (1, 384) for r in results)
+    assert model._thread is not None and model.encode_threads == {model._thread.ident}
