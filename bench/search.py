@@ -4,6 +4,8 @@ For each size: build a seeded synthetic vault in a temp folder through the real 
 print ingest rates, our keyword / vector / hybrid latency (p50, p95; project filter on; query
 embedding excluded and reported separately), peak RSS, and two baselines on the same data — a
 plain FTS5 ``OR`` bm25 query and a numpy float32 full-matrix scan — with our/baseline ratios.
+With the model it also prints hybrid search END TO END (query embedded inside the call, cold and
+cached query vectors) and ingest through the app path against the raw embedder in the same run.
 Each size runs in its own process so that its peak RSS is its own. Prints; never asserts timings.
 """
 
@@ -46,7 +48,7 @@ def load_model() -> Any:
 
 
 def run_size(size: int, folder: Path, embedder: Any | None, n_queries: int = 200, real: int = 2_000,
-             ) -> dict[str, Any]:
+             ingest: int = 500) -> dict[str, Any]:
     """Build one vault of ``size`` chunks in ``folder`` and measure it; returns the report."""
     load_before = os.getloadavg()[0]
     texts = queries(n_queries)
@@ -77,7 +79,7 @@ def run_size(size: int, folder: Path, embedder: Any | None, n_queries: int = 200
             out["end_to_end"]["ratio_p50_vs_baselines_plus_embedding"] = round(
                 e2e["cold"].p50 / max(base + embed_latency.p50, 1e-9), 2)
         # last: it adds facts to the vault (the figures above are over ``size`` chunks)
-        out["ingest_pipeline"] = (measure.ingest_rates(vault, embedder, ingest_texts(size))
+        out["ingest_pipeline"] = (measure.ingest_rates(vault, embedder, ingest_texts(size, ingest))
                                   if embedder is not None else None)
         return out
     finally:
@@ -171,11 +173,11 @@ def format_report(r: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _child(size: int, keep: bool, no_model: bool, real: int) -> None:
+def _child(size: int, keep: bool, no_model: bool, real: int, ingest: int) -> None:
     folder = Path(tempfile.mkdtemp(prefix="vodou-bench-"))
     try:
         embedder = None if no_model else load_model()
-        print(json.dumps(run_size(size, folder, embedder, real=real)), flush=True)
+        print(json.dumps(run_size(size, folder, embedder, real=real, ingest=ingest)), flush=True)
     finally:
         if keep:
             print(f"kept {folder}", file=sys.stderr)
@@ -186,13 +188,14 @@ def _child(size: int, keep: bool, no_model: bool, real: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.one:
-        _child(args.one, args.keep, args.no_model, args.real)
+        _child(args.one, args.keep, args.no_model, args.real, args.ingest)
         return 0
     sizes = [10_000] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
     real = args.real or (1_000 if args.quick else 2_000)
     print(f"# vodou search benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}", flush=True)
     for size in sizes:
-        cmd = [sys.executable, "-m", "bench.search", "--one", str(size), "--real", str(real)]
+        cmd = [sys.executable, "-m", "bench.search", "--one", str(size), "--real", str(real),
+               "--ingest", str(args.ingest)]
         cmd += ["--keep"] * args.keep + ["--no-model"] * args.no_model
         t0 = time.perf_counter()
         out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
@@ -212,6 +215,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--no-model", action="store_true", help="random vectors instead of the real model")
     p.add_argument("--real", type=int, default=0,
                    help="chunks embedded by the real model (default 2,000; 1,000 with --quick)")
+    p.add_argument("--ingest", type=int, default=500,
+                   help="facts ingested through the app path for the ingest/raw-embedder ratio")
     p.add_argument("--json", action="store_true", help="also print each size's report as JSON")
     p.add_argument("--one", type=int, default=0, help=argparse.SUPPRESS)
     return p
