@@ -151,6 +151,8 @@ def run(facts: int, searches: int, probes_per_search: int, every: int, extra_env
     try:
         fill_vault(home, facts)
         server = Server(home, extra_env)
+        rss_at_start = rss_mb(server.proc.pid)  # the bridge answers; the model still loads in the background
+        print(f"at start (bridge up, model loading): RSS {rss_at_start:7.1f} MB", flush=True)
         while unembedded(home):
             time.sleep(1)
         server.pair()
@@ -174,7 +176,8 @@ def run(facts: int, searches: int, probes_per_search: int, every: int, extra_env
                       f" {points[-1][2]} threads", flush=True)
         load.append(os.getloadavg()[0])
         first, last = points[0][1], points[-1][1]
-        return {"facts": facts, "searches": searches, "probes": probe_n, "rss_first_mb": round(first, 1),
+        return {"facts": facts, "searches": searches, "probes": probe_n, "rss_at_start_mb": round(rss_at_start, 1),
+                "rss_first_mb": round(first, 1),
                 "rss_last_mb": round(last, 1), "ratio": round(last / first, 3),
                 "points": [{"searches": s, "rss_mb": round(r, 1), "threads": t} for s, r, t in points],
                 "load_average_1min": [round(x, 2) for x in load], "env": extra_env}
