@@ -164,7 +164,9 @@ class Forgetting:
             ids = sorted(r.lineage(conn, r.all_host_fact_ids(conn, host)))
             deleted = r.delete_facts(conn, change, ids)
             docs = r.live_document_count(conn, host)
-            op = r.record_operation(conn, change, "erase_host", host, {"facts": deleted, "documents": docs})
+            keyed = r.keyed_host(conn, change, host)  # the operation must not keep the erased host's name
+            r.redact_host_targets(conn, change, host, keyed)
+            op = r.record_operation(conn, change, r.ERASE_HOST_KIND, keyed, {"facts": deleted, "documents": docs})
             return {"op": op, "host": host, "facts_erased": deleted, "documents_kept": docs}
 
         result = dict(self.vault.write(job))

@@ -31,8 +31,6 @@ class Commands:
         actions.on("settings", self.settings)
         actions.on("backfill", self.backfill)
         actions.on("quit", self.d.request_quit)
-        for name in ("forget_site", "settings", "backfill"):
-            self.d.browser.menuBar().addAction(actions[name])
 
     def set_mode(self, mode: str) -> None:
         """The same service the bridge's PUT uses, so GET /api/page-match/site-mode agrees."""

@@ -27,6 +27,7 @@ from vodou_desktop import config
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.ui.actions import MODES
 from vodou_desktop.ui.services import Services
+from vodou_desktop.ui.settings_autostart import AutostartSection
 from vodou_desktop.ui.table_model import Column, RecordTableModel
 
 PAIRING_COLUMNS: list[Column[Any]] = [
@@ -72,6 +73,7 @@ class SettingsDialog(QDialog):
                               "The browser bridge is not running here: no pairings to show.",
                               wordWrap=True, styleSheet="color: gray")
         self.problem = QLabel(wordWrap=True, styleSheet="color: #b00020")
+        self.autostart = AutostartSection()
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         self._layout()
         self.buttons.accepted.connect(self.save)
@@ -95,6 +97,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(QLabel("<b>Paired browsers</b>"))
         layout.addLayout(revoke_row)
         layout.addWidget(self.storage)
+        layout.addWidget(self.autostart)
         layout.addWidget(QLabel(RESTART_NOTE, styleSheet="color: gray"))
         layout.addWidget(self.problem)
         layout.addWidget(self.buttons)
@@ -133,7 +136,8 @@ class SettingsDialog(QDialog):
     def _saved(self, settings: config.Settings) -> None:
         self.saved = settings
         self._services.runtime.settings = settings
-        self.accept()
+        if self.autostart.apply():
+            self.accept()
 
     def revoke_selected(self) -> None:
         pairing = self.pairings.row_record(self.pairings_view.currentIndex().row())
