@@ -79,6 +79,17 @@ class Server:
         raise SystemExit(f"vodou serve never printed {pattern!r}")
 
     def request(self, method: str, path: str, body: Any = None, origin: str | None = None) -> Any:
+        """One request; a 429 (the bridge's budget of POSTs per token) waits as told and retries."""
+        while True:
+            status, retry_after, data = self._send(method, path, body, origin)
+            if status != 429:
+                break
+            time.sleep(float(retry_after or 1))
+        if status >= 400:
+            raise SystemExit(f"{method} {path}: {status} {data[:200]!r}")
+        return json.loads(data) if data else None
+
+    def _send(self, method: str, path: str, body: Any, origin: str | None) -> tuple[int, str | None, bytes]:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
         headers = {"Host": f"127.0.0.1:{self.port}"}
         if self.token:
@@ -93,9 +104,7 @@ class Server:
         resp = conn.getresponse()
         data = resp.read()
         conn.close()
-        if resp.status >= 400:
-            raise SystemExit(f"{method} {path}: {resp.status} {data[:200]!r}")
-        return json.loads(data) if data else None
+        return resp.status, resp.getheader("Retry-After"), data
 
     def pair(self) -> None:
         self.request("POST", "/api/pair/start", {"extensionId": EXT_ID}, origin=ORIGIN)
