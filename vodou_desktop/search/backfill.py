@@ -72,6 +72,8 @@ def reembed(vault: Vault, embedder: Embedder, *, batch: int = 128, progress: Pro
     if vault.read(lambda conn: get_setting(conn, VECTORS_MODEL_SETTING)) == model:
         return 0
     total = vault.read(partial(q.count_stale_embedded, model=model))
+    if total:
+        log.info("re-embedding %d vectors of another model with %s", total, model)
     done, after = 0, 0
     if progress and total:
         progress(0, total)

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from vodou_desktop.search import keyword
-from vodou_desktop.search.embedder import Embedder
+from vodou_desktop.search.embedder import DEFAULT_MODEL, Embedder
 from vodou_desktop.search.fusion import FusionParams, keyword_weight, normalise
 from vodou_desktop.search.vectors import VectorIndex
 from vodou_desktop.vault import Fact, FactFilter, Vault
@@ -89,7 +89,8 @@ class SearchService:
                  params: FusionParams = FUSION) -> None:
         self.vault = vault
         self.embedder = embedder
-        self.index = index if index is not None else VectorIndex(vault)
+        model = getattr(embedder, "model_id", DEFAULT_MODEL)  # an index holds its embedder's vectors only
+        self.index = index if index is not None else VectorIndex(vault, model=model)
         self.params = params
 
     @property
