@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from vodou_desktop.search import keyword
-from vodou_desktop.search.embedder import Embedder
+from vodou_desktop.search.embedder import DEFAULT_MODEL, Embedder
 from vodou_desktop.search.fusion import FusionParams, keyword_weight, normalise
 from vodou_desktop.search.vectors import VectorIndex
 from vodou_desktop.vault import Fact, FactFilter, Vault
@@ -89,7 +89,8 @@ class SearchService:
                  params: FusionParams = FUSION) -> None:
         self.vault = vault
         self.embedder = embedder
-        self.index = index if index is not None else VectorIndex(vault)
+        model = getattr(embedder, "model_id", DEFAULT_MODEL)  # an index holds its embedder's vectors only
+        self.index = index if index is not None else VectorIndex(vault, model=model)
         self.params = params
 
     @property
@@ -162,10 +163,10 @@ class SearchService:
             n *= 8
 
     def _cosines(self, qvec: np.ndarray, ids: set[int]) -> dict[int, float]:
-        """Exact cosines of candidates the vector path did not propose (stored vectors of its width)."""
+        """Exact cosines of candidates the vector path did not propose (stored vectors of its model)."""
         if not ids:
             return {}
-        rows = self.vault.read(lambda c: q.embeddings_for(c, sorted(ids)))
+        rows = self.vault.read(lambda c: q.embeddings_for(c, sorted(ids), self.index.model))
         width = qvec.shape[0] * 4
         return {i: float(np.frombuffer(b, dtype="<f4") @ qvec) for i, b in rows if len(b) == width}
 

@@ -285,17 +285,41 @@ def document_text(conn: apsw.Connection, doc_id: int) -> str:
 
 # -- internal readers: feed the vector index and the backfill, never shown to anyone ------------
 
-def embeddings_after(conn: apsw.Connection, after_id: int, limit: int) -> list[tuple[int, bytes]]:
-    sql = "SELECT id, embedding FROM chunks WHERE id > ? AND embedding IS NOT NULL ORDER BY id LIMIT ?"
-    return [(int(r[0]), r[1]) for r in conn.execute(sql, (after_id, limit))]
+def embeddings_after(conn: apsw.Connection, after_id: int, limit: int,
+                     model: str | None = None) -> list[tuple[int, bytes]]:
+    """Stored vectors in id order (of ``model`` only, when given: one index never mixes models)."""
+    if model is None:
+        sql = "SELECT id, embedding FROM chunks WHERE id > ? AND embedding IS NOT NULL ORDER BY id LIMIT ?"
+        return [(int(r[0]), r[1]) for r in conn.execute(sql, (after_id, limit))]
+    sql = ("SELECT id, embedding FROM chunks WHERE id > ? AND embedding IS NOT NULL AND embed_model = ?"
+           " ORDER BY id LIMIT ?")
+    return [(int(r[0]), r[1]) for r in conn.execute(sql, (after_id, model, limit))]
 
 
-def embeddings_for(conn: apsw.Connection, ids: Sequence[int]) -> list[tuple[int, bytes]]:
+def embeddings_for(conn: apsw.Connection, ids: Sequence[int], model: str | None = None) -> list[tuple[int, bytes]]:
     out: list[tuple[int, bytes]] = []
     for part in batched(ids):
-        sql = f"SELECT id, embedding FROM chunks WHERE embedding IS NOT NULL AND id IN ({marks(part)})"
-        out += [(int(r[0]), r[1]) for r in conn.execute(sql, part)]
+        sql = f"SELECT id, embedding, embed_model FROM chunks WHERE embedding IS NOT NULL AND id IN ({marks(part)})"
+        out += [(int(r[0]), r[1]) for r in conn.execute(sql, part) if model is None or r[2] == model]
     return out
+
+
+def stale_embedded(conn: apsw.Connection, model: str, limit: int, after_id: int = 0) -> list[tuple[int, str]]:
+    """Chunks whose stored vector is not of ``model`` (a model change): they are re-embedded."""
+    sql = ("SELECT id, text FROM chunks WHERE id > ? AND embedding IS NOT NULL"
+           " AND embed_model IS NOT ? ORDER BY id LIMIT ?")
+    return [(int(r[0]), r[1]) for r in conn.execute(sql, (after_id, model, limit))]
+
+
+def count_stale_embedded(conn: apsw.Connection, model: str) -> int:
+    sql = "SELECT count(*) FROM chunks WHERE embedding IS NOT NULL AND embed_model IS NOT ?"
+    return int(scalar(conn, sql, (model,)))
+
+
+def embedding_widths(conn: apsw.Connection) -> dict[int, int]:
+    """How many stored vectors have each width (in floats)."""
+    sql = "SELECT length(embedding) / 4, count(*) FROM chunks WHERE embedding IS NOT NULL GROUP BY 1"
+    return {int(r[0]): int(r[1]) for r in conn.execute(sql)}
 
 
 def unembedded(conn: apsw.Connection, limit: int, after_id: int = 0) -> list[tuple[int, str]]:
