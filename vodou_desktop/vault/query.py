@@ -238,6 +238,12 @@ def list_documents(conn: apsw.Connection, f: FactFilter, limit: int = 200, offse
     return [document_from_row(row) for row in conn.execute(sql, [*params, limit, offset])]
 
 
+@reader
+def count_documents(conn: apsw.Connection, f: FactFilter) -> int:
+    where, params = _document_where(f)
+    return int(scalar(conn, f"SELECT count(*) FROM documents d WHERE {where}", params))
+
+
 def document_text(conn: apsw.Connection, doc_id: int) -> str:
     rows = conn.execute("SELECT text FROM chunks WHERE document_id = ? ORDER BY seq", (doc_id,))
     return "\n\n".join(r[0] for r in rows)
