@@ -121,7 +121,7 @@ def rekey_file(path: Path, old_key: str | None, new_key: str | None) -> VaultCou
                 cipher.apply_key(conn, old_key)
             if str(scalar(conn, "PRAGMA journal_mode")).lower() != "delete":
                 conn.execute("PRAGMA journal_mode=DELETE")
-            conn.execute(f"PRAGMA rekey={cipher.quote(new_key or '')}")
+            cipher.rekey(conn, new_key)
     finally:
         conn.close()
     counts = check_copy(path, new_key)

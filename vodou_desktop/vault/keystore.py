@@ -31,7 +31,8 @@ KEY_FILE = "vault-key.json"
 
 
 def new_key() -> str:
-    return secrets.token_hex(32)
+    """256 random bits, marked as generated (``cipher.is_generated_key``: no key stretching)."""
+    return f"vodou-key-1:{secrets.token_hex(32)}"
 
 
 class VaultKeyStore:

@@ -149,3 +149,19 @@ def test_hybrid_search_on_an_encrypted_vault(vault_path: Path, model: Embedder, 
     assert {r.fact.text for r in meaning} & {"a grey bird standing in shallow water",
                                              "the heron nests by the river in spring"}
     assert total_hits(vault_path, "heron") == 0
+
+
+def test_a_generated_key_skips_key_stretching_and_a_passphrase_does_not(tmp_path: Path) -> None:
+    key = VaultKeyStore().get_or_create()
+    assert cipher.is_generated_key(key) and not cipher.is_generated_key("correct horse battery staple")
+    path = tmp_path / "fast.sqlite"
+    conn = apsw.Connection(str(path))
+    cipher.apply_key(conn, key)
+    conn.execute("CREATE TABLE t(x)")
+    conn.close()
+    slow = apsw.Connection(str(path))  # the same key with the default 64,007 rounds is another key
+    slow.execute(f"PRAGMA key={cipher.quote(key)}")
+    with pytest.raises(apsw.NotADBError):
+        slow.execute("SELECT count(*) FROM t").fetchall()
+    slow.close()
+    assert cipher.key_opens(path, key)
