@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from vodou_desktop import config
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.ui.actions import MODES
+from vodou_desktop.ui.backup_settings import BackupSettings
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.table_model import Column, RecordTableModel
 
@@ -71,6 +72,7 @@ class SettingsDialog(QDialog):
         self.storage = QLabel(f"Pairing tokens are kept in {tokens.storage}." if tokens is not None else
                               "The browser bridge is not running here: no pairings to show.",
                               wordWrap=True, styleSheet="color: gray")
+        self.backups = BackupSettings(self.base, vault_path, services.ops)
         self.problem = QLabel(wordWrap=True, styleSheet="color: #b00020")
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         self._layout()
@@ -92,6 +94,8 @@ class SettingsDialog(QDialog):
         revoke_row.addWidget(self.revoke_button)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(QLabel("<b>Backups and encryption</b>"))
+        layout.addWidget(self.backups)
         layout.addWidget(QLabel("<b>Paired browsers</b>"))
         layout.addLayout(revoke_row)
         layout.addWidget(self.storage)
@@ -113,8 +117,8 @@ class SettingsDialog(QDialog):
 
     def save(self) -> None:
         try:
-            settings = settings_from_form(self.base, self.port.text(), self.semantic.isChecked(),
-                                          self.endpoint.text(), self.model_name.text())
+            settings = self.backups.apply(settings_from_form(self.base, self.port.text(), self.semantic.isChecked(),
+                                                             self.endpoint.text(), self.model_name.text())).validate()
         except InvalidInput as exc:
             self.problem.setText(f"Not saved: {exc}")
             return
