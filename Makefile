@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+DIST ?= dist
 
-.PHONY: run test lint bench-quick system-deps
+.PHONY: run test lint bench-quick system-deps wheel extension-zip install-desktop uninstall-desktop bundle bundle-smoke
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -29,3 +30,25 @@ lint: $(STAMP)
 
 bench-quick: $(STAMP)
 	$(PY) -m bench.search --quick
+
+# Packaging (packaging/README.md): the wheel, the extension zip for a store, the per-user menu entry
+# and icons, and the PyInstaller onedir bundle with its smoke test.
+wheel: $(STAMP)
+	$(PY) -m build --outdir $(DIST) .
+
+extension-zip:
+	$(PYTHON) packaging/extension_zip.py $(DIST)
+
+install-desktop:
+	bash packaging/install-desktop.sh install
+
+uninstall-desktop:
+	bash packaging/install-desktop.sh uninstall
+
+bundle: $(STAMP)
+	$(PY) -m pip install -q --disable-pip-version-check -c constraints.txt 'pyinstaller>=6.10'
+	$(PY) -m PyInstaller --noconfirm --clean --log-level WARN --distpath $(DIST) --workpath build/pyinstaller \
+		packaging/vodou.spec
+
+bundle-smoke: bundle
+	bash packaging/smoke-bundle.sh $(DIST)/vodou

@@ -1,4 +1,5 @@
-"""Test-wide fixtures. Tests never touch the real home folder: VODOU_HOME is a temp dir."""
+"""Test-wide fixtures. Tests never touch the real home folder: VODOU_HOME and XDG_CONFIG_HOME are
+temp dirs."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from vodou_desktop.vault import Vault  # noqa: E402
 def vodou_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path_factory.mktemp("vodou-home")
     monkeypatch.setenv("VODOU_HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg-config"))  # the autostart entry lives there
     monkeypatch.delenv("VODOU_VAULT", raising=False)
     monkeypatch.delenv("VODOU_EMBEDDER", raising=False)
     return home

@@ -53,9 +53,10 @@ NO_TRAY = ("No system tray was found on this desktop, so Vodou runs in this wind
 class Desktop:
     """Everything the running app owns, built in start order and closed in reverse."""
 
-    def __init__(self, runtime: Runtime, *, bridge_port: int | None = None) -> None:
+    def __init__(self, runtime: Runtime, *, bridge_port: int | None = None, background: bool = False) -> None:
         self.runtime = runtime
         self.bridge_port = bridge_port
+        self.background = background  # started at login: open no window while a tray icon is the way in
         vault, search = runtime.vault, runtime.search
         # 2. governance, shared by the tray and the bridge (one forget token table, one rule set)
         self.sites = SiteModes(vault)
@@ -72,7 +73,7 @@ class Desktop:
         self.active_page = ActivePage(vault, self.sites, self.services.ops)
         self.hub_signals = HubSignals(self.hub)
         # 4. windows
-        self.browser = MemoryBrowser(self.services)
+        self.browser = MemoryBrowser(self.services, actions=self.actions)
         self.panel = Panel(self.actions, self.services.ops, self.bridge_services.pages, self.bridge_services.gate)
         self.tray: Tray | None = None
         self.commands = Commands(self)
@@ -102,7 +103,10 @@ class Desktop:
             self.services.model_status.changed.connect(self.tray.update_tooltip)
         else:
             QApplication.instance().lastWindowClosed.connect(self.request_quit)  # type: ignore[union-attr]
-            self.browser.raise_window()
+            if self.background:
+                self.browser.showMinimized()  # without a tray the window is the only way in
+            else:
+                self.browser.raise_window()
             self.services.messages.info(NO_TRAY)
         if not self.single_instance.listen():
             self.services.messages.error("Could not open the single-instance socket; a second launch may not find "
@@ -158,8 +162,10 @@ def main(args: argparse.Namespace | None = None) -> int:
     assert isinstance(app, QApplication)
     app.setApplicationName("Vodou")
     app.setQuitOnLastWindowClosed(False)
-    if ask_running_instance_to_show():
-        print("Vodou is already running: its memory browser was brought to the front.")
+    background = bool(getattr(args, "background", False))
+    if ask_running_instance_to_show(show=not background):
+        if not background:
+            print("Vodou is already running: its memory browser was brought to the front.")
         return 0
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
@@ -169,7 +175,7 @@ def main(args: argparse.Namespace | None = None) -> int:
         QMessageBox.critical(None, "Vodou cannot start", str(exc))
         print(f"vodou: error: {exc}", file=sys.stderr)
         return 2
-    desktop = Desktop(runtime)
+    desktop = Desktop(runtime, background=background)
     _quit_on_signals(desktop)
     try:
         with loop:

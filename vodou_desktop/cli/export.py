@@ -9,6 +9,7 @@ from pathlib import Path
 from vodou_desktop.data.export import ExportScope, write_jsonl, write_markdown
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.runtime import Runtime
+from vodou_desktop.vault.connection import create_private_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -31,6 +32,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         if path.exists():
             raise InvalidInput(f"{path} already exists; choose another name")
         partial = path.with_name(path.name + ".partial")
+        partial.unlink(missing_ok=True)
+        create_private_file(partial)  # 0600: an export holds everything the vault does
         try:
             with partial.open("w", encoding="utf-8") as out:
                 counts = write(rt.vault, scope, out)

@@ -26,7 +26,7 @@ from vodou_desktop.errors import InvalidInput, VaultUnavailable
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault import query as q
 from vodou_desktop.vault.cipher import apply_key, key_for
-from vodou_desktop.vault.connection import open_connection, scalar, translate_errors
+from vodou_desktop.vault.connection import create_private_file, open_connection, scalar, translate_errors
 from vodou_desktop.vault.migrations import applied_migrations
 from vodou_desktop.vault.schema import MIGRATIONS
 
@@ -109,6 +109,7 @@ def _copy(source: apsw.Connection, partial: Path, key: str | None, progress: Pro
     One step copies every page under one read transaction: a consistent snapshot while others
     write. Stepping in pieces would restart each time another process commits, and might never end.
     """
+    create_private_file(partial)  # 0600, like the vault itself
     target = apsw.Connection(str(partial))
     try:
         if key is not None:
@@ -169,6 +170,7 @@ def restore_vault(backup: Path, vault: Path) -> RestoreReport:
     counts = check_copy(backup, key_for(backup))
     incoming = vault.with_name(vault.name + ".restoring")
     remove_with_side_files(incoming)
+    create_private_file(incoming)
     shutil.copyfile(backup, incoming)
     fsync_file(incoming)
     previous = None

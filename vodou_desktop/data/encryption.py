@@ -33,7 +33,7 @@ from vodou_desktop.data.backup import (
 from vodou_desktop.data.rolling import backup_folder, rolling_backups
 from vodou_desktop.errors import Conflict, VaultUnavailable
 from vodou_desktop.vault import cipher
-from vodou_desktop.vault.connection import open_connection, scalar, translate_errors
+from vodou_desktop.vault.connection import create_private_file, open_connection, scalar, translate_errors
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,7 @@ def _convert(vault: Path, key: str | None, progress: Progress | None, settings: 
     with exclusive_hold(vault):  # nobody else has it open; it is out of WAL, so the file is all of it
         try:
             step(0, STEPS)
+            create_private_file(converted)
             shutil.copyfile(vault, converted)
             step(1, STEPS)
             counts = rekey_file(converted, old_key, key)
@@ -88,6 +89,7 @@ def _convert(vault: Path, key: str | None, progress: Progress | None, settings: 
             # The backup first: a verified copy in the backups folder before the vault changes. It is
             # encrypted whichever way the conversion goes (the new file when encrypting, the current
             # one when decrypting), so no plain copy of an encrypted vault is left behind.
+            create_private_file(backup)
             shutil.copyfile(converted if key is not None else vault, backup)
             fsync_file(backup)
             step(3, STEPS)
@@ -136,6 +138,7 @@ def _encrypt_plain_backups(folder: Path, vault: Path, key: str) -> int:
         if cipher.is_encrypted(path):
             continue
         work = path.with_name(path.name + ".encrypting")
+        create_private_file(work)
         shutil.copyfile(path, work)
         try:
             rekey_file(work, None, key)

@@ -188,7 +188,9 @@ class Forgetting:
             deleted = r.delete_facts(conn, change, ids)
             docs = r.host_document_ids(conn, host, live_only=False)
             docs_erased = r.delete_documents(conn, change, docs) if documents else 0
-            op = r.record_operation(conn, change, "erase_host", host,
+            keyed = r.keyed_host(conn, change, host)  # the operation must not keep the erased host's name
+            r.redact_host_targets(conn, change, host, keyed)
+            op = r.record_operation(conn, change, r.ERASE_HOST_KIND, keyed,
                                     {"facts": deleted, "documents": len(docs), "documents_erased": docs_erased})
             return {"op": op, "host": host, "facts_erased": deleted, "documents_erased": docs_erased,
                     "documents_kept": len(docs) - docs_erased}

@@ -21,7 +21,7 @@ from pathlib import Path
 import tldextract
 
 from vodou_desktop.pages import normalize_host
-from vodou_desktop.resources import resource_path
+from vodou_desktop.resources import ResourcesMissing, resource_path
 
 CATEGORIES = ("bank", "health", "tax", "sign-in")
 PATTERN_FILE = "host-patterns.txt"
@@ -49,8 +49,12 @@ def registrable_domain(host: str) -> str | None:
 
 
 def _data_lines(path: Path) -> list[str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ResourcesMissing(f"the sensitive-site list {path} is missing; reinstall Vodou") from None
     lines = []
-    for raw in path.read_text(encoding="utf-8").splitlines():
+    for raw in text.splitlines():
         line = raw.split("#", 1)[0].strip()
         if line:
             lines.append(line)

@@ -12,6 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from vodou_desktop import resources
 from vodou_desktop.ingest import code_audit
 from vodou_desktop.vault import Vault, audits
 from vodou_desktop.vault import query as q
@@ -76,6 +77,14 @@ def check_policy_readers(root: Path | None = None) -> Check:
                  not count.unchecked, detail, count.unchecked)
 
 
+def check_resources() -> Check:
+    missing = resources.missing_resources()
+    detail = (f"icons, sensitive-site lists and the browser extension are in {resources.resources_dir()}"
+              if not missing else f"missing: {', '.join(missing)}")
+    return Check("resources", "bundled resources are installed", not missing, detail)
+
+
 def run_doctor(vault: Vault, *, code_root: Path | None = None, window: timedelta = BACKFILL_WINDOW) -> list[Check]:
     return [check_sources_without_url(vault), check_mixed_batches(vault), check_carve_out(code_root),
-            check_policy_readers(code_root), check_fts(vault), check_embeddings(vault, window)]
+            check_policy_readers(code_root), check_fts(vault), check_embeddings(vault, window),
+            check_resources()]

@@ -1,4 +1,4 @@
-"""File ▸ Back up… and Restore…: pick a file, do the work off the GUI thread, say what happened.
+"""File ▸ Back up…, Restore… and Export…: pick a file, do the work off the GUI thread, say what happened.
 
 A backup runs while the app keeps working (SQLite's online backup). A restore cannot swap the
 vault this app has open, so Restore… checks the chosen copy, asks, and then the app quits and
@@ -13,16 +13,25 @@ from pathlib import Path
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from vodou_desktop.data.backup import BackupReport, VaultCounts, backup_vault, check_copy, default_backup_name
+from vodou_desktop.data.backup import (
+    BackupReport,
+    VaultCounts,
+    backup_vault,
+    check_copy,
+    default_backup_name,
+    timestamp,
+)
 from vodou_desktop.data.backup import restore_vault as _restore_vault
+from vodou_desktop.data.export import ExportScope, write_jsonl
 from vodou_desktop.data.rolling import backup_folder
 from vodou_desktop.errors import KnownError
 from vodou_desktop.ui.actions import ActionRegistry
 from vodou_desktop.ui.prompts import ask_to_confirm
 from vodou_desktop.ui.services import Services
 from vodou_desktop.vault.cipher import key_for
+from vodou_desktop.vault.connection import create_private_file
 
-FILE_ACTIONS = {"backup": "Back up…", "restore": "Restore…"}
+FILE_ACTIONS = {"backup": "Back up…", "restore": "Restore…", "export": "Export…"}
 
 
 def ensure_file_actions(actions: ActionRegistry) -> None:
@@ -58,6 +67,26 @@ class BackupFlow(QObject):
         lock = " (encrypted)" if report.encrypted else ""
         self._services.messages.info(f"Backed up to {report.path}{lock}, {report.size / 1_048_576:.1f} MB, "
                                      f"integrity checked: {report.counts.sentence()}")
+
+    def export(self) -> None:
+        start = str(Path.home() / f"vodou-export-{timestamp()}.jsonl")
+        dialog = QFileDialog(self._widget, "Export every memory (JSON Lines, lossless)", start)
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.fileSelected.connect(self._export_to)
+        self._open(dialog)
+
+    def _export_to(self, chosen: str) -> None:
+        vault, path = self._services.runtime.vault, Path(chosen)
+
+        def work() -> dict[str, int]:
+            path.unlink(missing_ok=True)  # the file dialog asked before overwriting
+            create_private_file(path)  # 0600: an export holds everything the vault does
+            with path.open("w", encoding="utf-8") as out:
+                return write_jsonl(vault, ExportScope(), out)
+
+        self._services.ops.run(work, lambda counts: self._services.messages.info(
+            f"Exported {counts.get('memory', 0)} memories and {counts.get('document', 0)} library documents "
+            f"to {path} (forgotten ones left out)"), owner=self)
 
     def restore(self) -> None:
         folder = backup_folder(self._services.runtime.settings)

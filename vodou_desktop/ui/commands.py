@@ -36,8 +36,7 @@ class Commands:
         ensure_file_actions(actions)
         actions.on("backup", self.backups.backup)
         actions.on("restore", self.backups.restore)
-        for name in ("backup", "restore", "forget_site", "settings", "backfill"):
-            self.d.browser.menuBar().addAction(actions[name])
+        actions.on("export", self.backups.export)
 
     def set_mode(self, mode: str) -> None:
         """The same service the bridge's PUT uses, so GET /api/page-match/site-mode agrees."""

@@ -28,6 +28,7 @@ from vodou_desktop.errors import InvalidInput
 from vodou_desktop.ui.actions import MODES
 from vodou_desktop.ui.backup_settings import BackupSettings
 from vodou_desktop.ui.services import Services
+from vodou_desktop.ui.settings_autostart import AutostartSection
 from vodou_desktop.ui.table_model import Column, RecordTableModel
 
 PAIRING_COLUMNS: list[Column[Any]] = [
@@ -74,6 +75,7 @@ class SettingsDialog(QDialog):
                               wordWrap=True, styleSheet="color: gray")
         self.backups = BackupSettings(self.base, vault_path, services.ops)
         self.problem = QLabel(wordWrap=True, styleSheet="color: #b00020")
+        self.autostart = AutostartSection()
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         self._layout()
         self.buttons.accepted.connect(self.save)
@@ -99,6 +101,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(QLabel("<b>Paired browsers</b>"))
         layout.addLayout(revoke_row)
         layout.addWidget(self.storage)
+        layout.addWidget(self.autostart)
         layout.addWidget(QLabel(RESTART_NOTE, styleSheet="color: gray"))
         layout.addWidget(self.problem)
         layout.addWidget(self.buttons)
@@ -137,7 +140,8 @@ class SettingsDialog(QDialog):
     def _saved(self, settings: config.Settings) -> None:
         self.saved = settings
         self._services.runtime.settings = settings
-        self.accept()
+        if self.autostart.apply():
+            self.accept()
 
     def revoke_selected(self) -> None:
         pairing = self.pairings.row_record(self.pairings_view.currentIndex().row())

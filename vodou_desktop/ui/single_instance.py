@@ -3,6 +3,7 @@ app to show its memory browser, then exits (UI-1)."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -10,6 +11,7 @@ from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 from vodou_desktop import paths
 
+log = logging.getLogger(__name__)
 SOCKET_NAME = "desktop.sock"
 SHOW = b"show\n"
 CONNECT_MS = 500
@@ -19,15 +21,17 @@ def socket_path() -> Path:
     return paths.runtime_dir() / SOCKET_NAME
 
 
-def ask_running_instance_to_show(path: Path | None = None) -> bool:
-    """True when another Vodou answered (it now shows its browser); False when none runs."""
+def ask_running_instance_to_show(path: Path | None = None, *, show: bool = True) -> bool:
+    """True when another Vodou answered (it now shows its browser, unless ``show`` is False:
+    a start at login only needs to know); False when none runs."""
     socket = QLocalSocket()
     socket.connectToServer(str(path or socket_path()))
     if not socket.waitForConnected(CONNECT_MS):
         return False
-    socket.write(SHOW)
-    socket.flush()
-    socket.waitForBytesWritten(CONNECT_MS)
+    if show:
+        socket.write(SHOW)
+        socket.flush()
+        socket.waitForBytesWritten(CONNECT_MS)
     socket.disconnectFromServer()
     return True
 
@@ -64,4 +68,5 @@ class SingleInstance(QObject):
 
     def _read(self, conn: QLocalSocket) -> None:
         if bytes(conn.readAll().data()).startswith(SHOW.strip()):
+            log.info("another launch of Vodou asked this one to show its memory browser")
             self.show_requested.emit()

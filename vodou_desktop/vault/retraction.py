@@ -9,7 +9,10 @@ the caller checkpoints the WAL.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import secrets
 import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -18,6 +21,7 @@ import apsw
 
 from vodou_desktop.vault.clock import now_iso
 from vodou_desktop.vault.connection import batched, marks
+from vodou_desktop.vault.settings_store import get_setting, set_setting
 from vodou_desktop.vault.writer import Change
 
 TIER_RANK = "CASE s.tier WHEN 'pinned' THEN 0 WHEN 'first_party' THEN 1 WHEN 'capture' THEN 2 ELSE 3 END"
@@ -25,6 +29,26 @@ FORGET_KIND = "forget_host"
 FORGET_FACT_KIND = "forget_fact"
 FORGET_DOCUMENT_KIND = "forget_document"
 UNDOABLE_KINDS = (FORGET_KIND, FORGET_FACT_KIND, FORGET_DOCUMENT_KIND)
+ERASE_HOST_KIND = "erase_host"
+HOST_KEY_SETTING = "operations_host_key"  # per-vault random key for erased hosts' keyed hashes
+
+
+def keyed_host(conn: apsw.Connection, change: Change, host: str) -> str:
+    """What an operation keeps of a host it erased: a keyed hash (HMAC-SHA256 under a random key of
+    this vault), so the same host gives the same value in this vault but its name is not recoverable
+    from the file by guessing without the key, nor readable at all."""
+    key = get_setting(conn, HOST_KEY_SETTING)
+    if key is None:
+        key = secrets.token_hex(32)
+        set_setting(conn, change, HOST_KEY_SETTING, key)
+    return "host-hmac:" + hmac.new(bytes.fromhex(key), host.encode("utf-8"), hashlib.sha256).hexdigest()[:32]
+
+
+def redact_host_targets(conn: apsw.Connection, change: Change, host: str, keyed: str) -> None:
+    """Earlier operations on ``host`` or its subdomains stop naming it (their facts are erased)."""
+    conn.execute("UPDATE operations SET target = ? WHERE kind = ? AND (target = ? OR target LIKE ? ESCAPE '\\')",
+                 (keyed, FORGET_KIND, host, _like(host)))
+    change.touch("operations")
 
 
 def _like(host: str) -> str:

@@ -19,6 +19,9 @@ from vodou_desktop.vault.facts import insert_document, insert_fact
 from vodou_desktop.vault.sources import stamp_source
 from vodou_desktop.vault.writer import Change
 
+# Settings that never leave the vault: the key of erased hosts' keyed hashes (an importing vault
+# makes its own; the hashes it protects are not exported either).
+PRIVATE_SETTINGS = frozenset({"operations_host_key"})
 SOURCE_FIELDS = ("kind", "tier", "url", "title", "tool", "batch_id", "created_at")
 # Tables an import needs empty; settings and projects may exist already (a fresh vault has none).
 CONTENT_TABLES = ("chunks", "documents", "memory_sources", "operator_memory", "operator_memory_history",

@@ -18,7 +18,7 @@ from typing import Any
 
 import apsw
 
-from vodou_desktop.vault.connection import open_connection, translate_errors
+from vodou_desktop.vault.connection import open_connection, quick_check_before_first_write, translate_errors
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +84,7 @@ class WriterThread:
     def _run(self) -> None:
         try:
             self._conn = open_connection(self._path)
+            quick_check_before_first_write(self._conn, self._path)
             self._setup(self._conn)
         except BaseException as exc:  # reported to the opener, who shows it
             self._started.set_exception(exc)

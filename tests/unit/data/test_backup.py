@@ -64,6 +64,7 @@ def test_backup_while_two_processes_write_then_restore(vault_path: Path, tmp_pat
     assert result.code == 0, result.err
     assert "integrity ok" in result.out and "memories" in result.out
     copy = tmp_path / "copy.sqlite"
+    assert copy.stat().st_mode & 0o777 == 0o600  # private, like the vault
     conn = apsw.Connection(str(copy))
     assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     conn.close()

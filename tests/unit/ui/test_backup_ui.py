@@ -76,3 +76,14 @@ def test_rolling_backups_run_off_the_gui_thread_when_due(qtbot, services, vault,
     rolling.check()  # not due again today
     qtbot.wait(300)
     assert rolling.last is None and services.ops.pending == 0
+
+
+def test_export_from_the_file_menu_flow(qtbot, services, vault, tmp_path):
+    remember(vault, "exported from the app", Origin("cli"))
+    flow = BackupFlow(services, vault.path, None, lambda _path: None)
+    target = tmp_path / "all.jsonl"
+    flow.export()
+    flow.file_dialog.selectFile(str(target))
+    flow.file_dialog.accept()
+    qtbot.waitUntil(lambda: any(text.startswith("Exported 1 memories") for _, text in services.messages.history))
+    assert "exported from the app" in target.read_text() and target.stat().st_mode & 0o777 == 0o600

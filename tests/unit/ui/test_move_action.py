@@ -23,6 +23,6 @@ def test_move_to_another_project_from_the_browser(qtbot, governed, seeded):
     prompt.set_text("mobile")
     prompt.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
     qtbot.waitUntil(lambda: shown_fact(browser) is not None and shown_fact(browser).project == "mobile")
-    body = tab.details.body.text()
+    body = tab.details.text()
     assert "<i>(moved from web to mobile)</i>" in body
     assert [r.project for r in tab.details.details.revisions] == ["web", "mobile"]

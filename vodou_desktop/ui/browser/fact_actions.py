@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QObject
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from vodou_desktop.ingest import remember as ingest
@@ -22,6 +22,8 @@ from vodou_desktop.vault import Fact
 from vodou_desktop.vault.facts import GLOBAL_KINDS
 
 NAMES = ("correct", "pin", "move", "forget", "undo", "erase", "link")
+KEYS = {"correct": "F2", "pin": "Ctrl+P", "move": "Ctrl+Shift+M", "forget": "Delete", "undo": "Ctrl+Z",
+        "erase": "Shift+Delete", "link": "Ctrl+L"}
 LABELS = {"correct": "Correct…", "pin": "Pin", "move": "Move to project…", "forget": "Forget",
           "undo": "Undo forget", "erase": "Erase…", "link": "Link to page…"}
 GLOBAL_WORD = "global"
@@ -52,10 +54,14 @@ class FactActions(QObject):
                         for name in NAMES}
         for name in NAMES:
             self.actions[name].triggered.connect(getattr(self, name))
+            self.actions[name].setShortcut(QKeySequence(KEYS[name]))
         self.set_fact(None)
 
     def __getitem__(self, name: str) -> QAction:
         return self.actions[name]
+
+    def all(self) -> list[QAction]:
+        return [self.actions[name] for name in NAMES]
 
     def set_fact(self, fact: Fact | None) -> None:
         """The memory shown in the detail pane (freshly read), or None."""

@@ -1,0 +1,140 @@
+"""PKG-2: the wheel built from a clean copy is complete. It is installed into a new venv (with the
+constraints file, so torch is the CPU build) and the installed ``vodou`` is run there, away from the
+source tree, with a fresh VODOU_HOME."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.integration.packaging.support import PYTHON, ROOT, clean_copy, run
+
+# Installing torch, Qt and the rest into a new venv takes minutes on a busy machine.
+pytestmark = [pytest.mark.wheel, pytest.mark.timeout(1800)]
+
+SHIPPED = [
+    "vodou_desktop/_resources/icons/vodou.svg",
+    *(f"vodou_desktop/_resources/icons/vodou-{n}.png" for n in (16, 22, 32, 48, 64, 128)),
+    *(f"vodou_desktop/_resources/sensitive/{n}.txt" for n in ("bank", "health", "tax", "sign-in", "host-patterns")),
+    "vodou_desktop/_resources/extension/manifest.json",
+    "vodou_desktop/_resources/extension/background.js",
+    "vodou_desktop/_resources/extension/js/bridge.js",
+    "vodou_desktop/_resources/extension/icons/green-48.png",
+    "vodou_desktop/py.typed",
+]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``python -m build`` (sdist, then the wheel from the sdist) on a copy of the tracked files."""
+    src = clean_copy(tmp_path_factory.mktemp("clean-copy"))
+    dist = tmp_path_factory.mktemp("dist")
+    run([PYTHON, "-m", "build", "--outdir", str(dist), str(src)])
+    (found,) = dist.glob("vodou_desktop-*.whl")
+    return found
+
+
+@pytest.fixture(scope="module")
+def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A new venv with the wheel installed. pip's cache makes the downloads quick after once;
+    --no-compile skips byte-compiling torch and transformers (Python compiles what it imports)."""
+    venv = tmp_path_factory.mktemp("venv") / "v"
+    run([PYTHON, "-m", "venv", str(venv)])
+    run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-compile",
+         "-c", str(ROOT / "constraints.txt"), str(wheel)], timeout=1500)
+    yield venv
+
+
+@pytest.fixture
+def shell(installed: Path, tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
+    """Where to run the installed tools: a folder outside the source tree, no PYTHONPATH."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "VODOU_"))}
+    env.update(VODOU_HOME=str(tmp_path / "home"), QT_QPA_PLATFORM="offscreen", HF_HUB_OFFLINE="1",
+               TRANSFORMERS_OFFLINE="1", PATH=f"{installed / 'bin'}:{env.get('PATH', '')}")
+    cwd = tmp_path / "elsewhere"
+    cwd.mkdir()
+    yield cwd, env
+
+
+def vodou(shell: tuple[Path, dict[str, str]], *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    cwd, base = shell
+    return run(["vodou", *args], cwd=cwd, env={**base, **env})
+
+
+def test_wheel_holds_every_resource(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    missing = [n for n in SHIPPED if n not in names]
+    assert not missing, f"not in {wheel.name}: {missing}"
+    tracked = subprocess.run(["git", "ls-files", "resources"], cwd=ROOT, check=True, capture_output=True,
+                             text=True).stdout.split()
+    unshipped = [t for t in tracked if "vodou_desktop/_resources/" + t.removeprefix("resources/") not in names]
+    assert not unshipped, f"tracked under resources/ but not in the wheel: {unshipped}"
+
+
+def test_installed_package_is_the_wheel_not_the_checkout(installed: Path, shell: tuple[Path, dict[str, str]]) -> None:
+    cwd, env = shell
+    out = run([str(installed / "bin" / "python"), "-c",
+               "import vodou_desktop, vodou_desktop.resources as r; print(vodou_desktop.__file__); "
+               "print(r.resources_dir())"], cwd=cwd, env=env).stdout.split()
+    assert out[0].startswith(str(installed)), out
+    assert out[1].startswith(str(installed)) and out[1].endswith("_resources"), out
+
+
+def test_version(shell: tuple[Path, dict[str, str]]) -> None:
+    from vodou_desktop import __version__
+
+    assert vodou(shell, "--version").stdout.strip() == f"vodou {__version__}"
+
+
+def test_sensitive_lists_ship(shell: tuple[Path, dict[str, str]]) -> None:
+    got = json.loads(vodou(shell, "sites", "get", "www.chase.com", "--json").stdout)
+    assert got["mode"] == "off", got
+
+
+def test_remember_and_search_by_keyword(shell: tuple[Path, dict[str, str]]) -> None:
+    vodou(shell, "mem", "add", "The heron stands still in shallow water", VODOU_EMBEDDER="none")
+    hits = json.loads(vodou(shell, "mem", "search", "heron", "--json", VODOU_EMBEDDER="none").stdout)
+    assert [h["text"] for h in _results(hits)] == ["The heron stands still in shallow water"]
+
+
+@pytest.mark.model
+def test_search_by_meaning_with_the_installed_model(shell: tuple[Path, dict[str, str]]) -> None:
+    """The model package installed from the registry loads in the new venv (no download)."""
+    vodou(shell, "mem", "add", "The heron stands still in shallow water")
+    vodou(shell, "mem", "add", "Quarterly report is due on the fifth")
+    hits = _results(json.loads(vodou(shell, "mem", "search", "wading bird fishing", "--json").stdout))
+    assert hits and hits[0]["text"] == "The heron stands still in shallow water", hits
+
+
+def test_doctor_passes(shell: tuple[Path, dict[str, str]]) -> None:
+    vodou(shell, "mem", "add", "A memory so the audits have rows to read", VODOU_EMBEDDER="none")
+    report = json.loads(vodou(shell, "doctor", "--json").stdout)
+    checks = {c["name"]: c for c in report["checks"]}
+    assert checks["resources"]["passed"], checks["resources"]
+    assert report["ok"], report
+
+
+def test_screenshots_render_with_the_shipped_icons(installed: Path, shell: tuple[Path, dict[str, str]]) -> None:
+    cwd, env = shell
+    out = cwd / "shots"
+    run([str(installed / "bin" / "python"), "-m", "vodou_desktop.ui.screenshots", str(out)], cwd=cwd, env=env)
+    written = sorted(p.name for p in out.glob("*.png"))
+    assert "icon-states.png" in written and "memory-browser.png" in written, written
+    colours = run([str(installed / "bin" / "python"), "-c",
+                   "import sys; from PySide6.QtGui import QImage; i = QImage(sys.argv[1]); "
+                   "print(len({i.pixel(x, y) for x in range(i.width()) for y in range(i.height())}))",
+                   str(out / "icon-states.png")], cwd=cwd, env=env).stdout
+    assert int(colours) > 50, "the icon strip is (nearly) one colour: the artwork did not load"
+
+
+def _results(payload: object) -> list[dict[str, object]]:
+    if isinstance(payload, dict):
+        payload = payload.get("results", payload.get("hits", []))
+    assert isinstance(payload, list), payload
+    return payload

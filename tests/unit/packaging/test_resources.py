@@ -1,0 +1,82 @@
+"""PKG-2: one lookup for resources/, the package list that maps it into the wheel, and what
+``vodou doctor`` and the CLI say when something is missing (one line, never a traceback)."""
+
+from __future__ import annotations
+
+import shutil
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from vodou_desktop import resources
+from vodou_desktop.cli.main import main as cli_main
+from vodou_desktop.governance import sensitive
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_every_package_is_listed_for_the_wheel() -> None:
+    """pyproject lists packages by hand (for the resources mapping): a new subpackage must join."""
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    on_disk = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "vodou_desktop").rglob("__init__.py")}
+    assert on_disk - listed == set(), "add these to [tool.setuptools] packages in pyproject.toml"
+    assert listed - on_disk == {"vodou_desktop._resources"}
+
+
+def test_checkout_finds_the_top_level_folder() -> None:
+    assert resources.resources_dir() == ROOT / "resources"
+    assert resources.missing_resources() == []
+
+
+@pytest.fixture
+def fake_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A package folder whose ``_resources`` is a copy of the real one, as an installed wheel has it."""
+    package = tmp_path / "site-packages" / "vodou_desktop"
+    shutil.copytree(ROOT / "resources", package / resources.INSTALLED_NAME)
+    monkeypatch.setattr(resources, "_PACKAGE_DIR", package)
+    sensitive.default_lists.cache_clear()
+    yield package / resources.INSTALLED_NAME
+    sensitive.default_lists.cache_clear()
+
+
+def test_installed_copy_wins_over_a_checkout(fake_install: Path) -> None:
+    assert resources.resources_dir() == fake_install
+    assert resources.resource_path("icons", "vodou.svg") == fake_install / "icons" / "vodou.svg"
+
+
+def test_doctor_names_a_missing_file_on_one_line(fake_install: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (fake_install / "sensitive" / "bank.txt").unlink()
+    assert cli_main(["doctor"]) == 1
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if "resources" in line]
+    assert lines == ["FAIL  bundled resources are installed: missing: sensitive/bank.txt"], out
+
+
+def test_doctor_names_a_missing_folder_on_one_line(fake_install: Path, capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    shutil.rmtree(fake_install)
+    monkeypatch.setattr(resources, "candidates", lambda: [fake_install])
+    assert cli_main(["doctor"]) == 1
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if "bundled resources" in line)
+    assert line.startswith("FAIL  bundled resources are installed: missing: Vodou's resources folder is missing")
+    assert "Traceback" not in out
+
+
+def test_cli_reports_a_missing_list_without_a_traceback(fake_install: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    (fake_install / "sensitive" / "tax.txt").unlink()
+    assert cli_main(["sites", "get", "www.chase.com"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("vodou: error: the sensitive-site list ") and "tax.txt is missing" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_doctor_names_the_folder_in_use(fake_install: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """So a person with a wheel or a bundle can find the extension folder to load unpacked."""
+    cli_main(["doctor"])
+    out = capsys.readouterr().out
+    assert f"PASS  bundled resources are installed: icons, sensitive-site lists and the browser extension are in " \
+           f"{fake_install}" in out
