@@ -38,7 +38,7 @@ def _progress(verb: str):  # type: ignore[no-untyped-def]
     def show(done: int, total: int) -> None:
         if sys.stderr.isatty() or done == total:
             end = "\n" if done == total else "\r"
-            print(f"{verb}: {100 * done // max(total, 1)}% ({done}/{total} pages)", end=end, file=sys.stderr)
+            print(f"{verb}: {100 * done // max(total, 1)}% (step {done} of {total})", end=end, file=sys.stderr)
     return show
 
 
@@ -82,4 +82,4 @@ def _print(args: argparse.Namespace, report: ConversionReport, head: str) -> Non
     print(f"{head}. {report.counts.sentence()}.")
     print(f"a verified copy was made first: {report.backup}")
     if report.backups_converted:
-        print(f"{report.backups_converted} rolling backups were encrypted too")
+        print(f"{report.backups_converted} earlier backups in the backups folder were encrypted too")

@@ -4,10 +4,10 @@ SQLite3 Multiple Ciphers cannot ``PRAGMA rekey`` a database in WAL mode, and its
 cannot copy between a plain and an encrypted database, so the conversion is a copy: while no other
 process has the vault open (``exclusive_hold``, which also takes it out of WAL), the file is copied,
 the copy is rekeyed (to the new key, or to none) and checked, a verified copy goes to the backups
-folder first, and only then does the converted file take the vault's name. The vault's
-rolling backups follow it: plain ones are encrypted when the vault is, so no plain copy of an
-encrypted vault stays in the backups folder. After ``decrypt`` they stay encrypted (their key is
-kept) until they roll away.
+folder first, and only then does the converted file take the vault's name. The vault's backups in
+the backups folder (rolling ones, and those ``vodou backup`` wrote there) follow it: plain ones are
+encrypted when the vault is, so no plain copy of an encrypted vault stays there. After ``decrypt``
+they stay encrypted (their key is kept) until they roll away.
 """
 
 from __future__ import annotations
@@ -131,10 +131,21 @@ def rekey_file(path: Path, old_key: str | None, new_key: str | None) -> VaultCou
     return counts
 
 
+def backups_in_folder(folder: Path, vault: Path) -> list[Path]:
+    """Every backup of ``vault`` that Vodou wrote in ``folder``: rolling (``.daily-``), made by
+    ``vodou backup`` with no path (``.backup-``) and before a conversion (``.before-``)."""
+    made = set(rolling_backups(folder, vault))
+    if folder.is_dir():
+        made |= {p for p in folder.iterdir() if p.name.startswith(f"{vault.name}.backup-")
+                 and not p.name.endswith((".partial", "-journal", "-wal", "-shm"))}
+        made |= {p for p in folder.iterdir() if p.name.startswith(f"{vault.name}.before-")}
+    return sorted(made)
+
+
 def _encrypt_plain_backups(folder: Path, vault: Path, key: str) -> int:
-    """Encrypt each plain rolling backup of ``vault`` in place (same name, same contents)."""
+    """Encrypt in place (same name, same contents) each plain backup of ``vault`` in the backups folder."""
     done = 0
-    for path in rolling_backups(folder, vault):
+    for path in backups_in_folder(folder, vault):
         if cipher.is_encrypted(path):
             continue
         work = path.with_name(path.name + ".encrypting")

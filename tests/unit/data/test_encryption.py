@@ -55,11 +55,13 @@ def test_encrypt_hides_canaries_before_and_after_everywhere(tmp_path: Path, vodo
     with Vault.open(vault_path) as vault:
         remember(vault, f"the {BEFORE} lives in the garden", Origin(kind="cli"))
     assert rolling.run_if_due(vault_path) is not None  # a plain rolling backup, made before encryption
+    assert run_cli("--vault", str(vault_path), "backup").code == 0  # and one by hand, into the same folder
     assert _raw_hits(tmp_path, BEFORE)  # the scan finds plain text when it is there
 
     result = run_cli("--vault", str(vault_path), "encrypt")
     assert result.code == 0, result.err
-    assert "private file (0600)" in result.out and "1 rolling backups were encrypted" in result.out
+    assert "private file (0600)" in result.out and "2 earlier backups in the backups folder were encrypted" \
+        in result.out
     added = run_cli("--vault", str(vault_path), "mem", "add", f"the {AFTER} sleeps in the shed")
     assert added.code == 0, added.err
     with Vault.open(vault_path) as vault:  # leave a WAL and SHM behind, with the writer still open
@@ -73,7 +75,7 @@ def test_encrypt_hides_canaries_before_and_after_everywhere(tmp_path: Path, vodo
     found = run_cli("--vault", str(vault_path), "mem", "search", "quokkacanary", "--json")
     assert found.code == 0, found.err
     assert BEFORE in found.out and AFTER in found.out
-    assert len(rolling.rolling_backups(backups, vault_path)) == 2
+    assert len(rolling.rolling_backups(backups, vault_path)) == 2 and len(list(backups.iterdir())) == 4
     assert all(cipher.is_encrypted(p) for p in backups.iterdir())
 
 
