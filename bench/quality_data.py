@@ -134,12 +134,13 @@ def parse_conversation(path: Path) -> Conversation:
     if len(people2) != 2:
         raise SourceError(f"{path.name}: 'people' must name two people")
     slots: dict[str, list[str]] = {k: [v.strip() for v in header[k].split("|")]
-                                   for k in ("friend", "place") if k in header}
+                                   for k in ("friend", "place", "topic") if k in header}
     return Conversation(header["conversation"], (people2[0], people2[1]), header["split"], slots, sessions,
                         questions)
 
 
 def parse_filler(path: Path) -> list[list[tuple[str, str]]]:
+    """Exchanges of ``A:``/``B:`` turns separated by blank lines."""
     exchanges: list[list[tuple[str, str]]] = []
     current: list[tuple[str, str]] = []
     for raw in path.read_text(encoding="utf-8").splitlines() + [""]:
@@ -153,7 +154,7 @@ def parse_filler(path: Path) -> list[list[tuple[str, str]]]:
             continue
         role, _, text = line.partition(":")
         if role not in ("A", "B") or not text.strip():
-            raise SourceError(f"filler.txt: bad line {line!r}")
+            raise SourceError(f"{path.name}: bad line {line!r}")
         current.append((role, text.strip()))
     return exchanges
 
@@ -170,9 +171,10 @@ def _fill_slots(text: str, slots: dict[str, str | list[str]], rng: random.Random
     return _SLOT.sub(sub, text)
 
 
-def pad(conv: Conversation, filler: list[list[tuple[str, str]]], rng: random.Random,
-        target: int = TURNS_PER_CONVERSATION) -> None:
-    """Add filler-only sessions between written ones and filler exchanges between beats."""
+def pad(conv: Conversation, filler: list[list[tuple[str, str]]], topical: list[list[tuple[str, str]]],
+        rng: random.Random, target: int = TURNS_PER_CONVERSATION) -> None:
+    """Add filler-only sessions between written ones and filler exchanges between beats: small talk,
+    and (half of the exchanges) talk that names one of the conversation's topics and says nothing new."""
     sessions: list[Session] = []
     for i, s in enumerate(conv.sessions):
         sessions.append(s)
@@ -183,26 +185,45 @@ def pad(conv: Conversation, filler: list[list[tuple[str, str]]], rng: random.Ran
             sessions.append(Session(day, [], written=False))
     sessions.sort(key=lambda s: s.day)
     conv.sessions = sessions
-    order = list(range(len(filler)))
-    rng.shuffle(order)
-    used = 0
+    pools = [(filler, rng.sample(range(len(filler)), len(filler)))]
+    if topical and conv.slots.get("topic"):
+        pools.append((topical, rng.sample(range(len(topical)), len(topical))))
+    used = [0, 0]
 
     def count() -> int:
         return sum(len(b) for s in conv.sessions for b in s.beats)
 
     total = count()
     while total < target:
-        exchange = filler[order[used % len(order)]]
-        used += 1
-        first = rng.randrange(2)
-        names = {"A": conv.people[first], "B": conv.people[1 - first]}
-        slots: dict[str, str | list[str]] = {"A": names["A"], "B": names["B"], **conv.slots}
-        beat = [Turn(names[role], _fill_slots(text, slots, rng)) for role, text in exchange]
         # Filler-only sessions fill first (they have few turns); then any gap between beats.
         light = [s for s in conv.sessions if not s.written and sum(map(len, s.beats)) < 14]
         session = rng.choice(light) if light and rng.random() < 0.6 else rng.choice(conv.sessions)
+        topics = [t for t, since in _topics(conv) if since is None or since <= session.day]
+        which = rng.randrange(len(pools)) if topics else 0
+        pool, order = pools[which]
+        exchange = pool[order[used[which] % len(order)]]
+        used[which] += 1
+        first = rng.randrange(2)
+        names = {"A": conv.people[first], "B": conv.people[1 - first]}
+        slots: dict[str, str | list[str]] = {"A": names["A"], "B": names["B"], **conv.slots}
+        if topics:
+            slots["topic"] = rng.choice(topics)  # one topic for the whole exchange
+        beat = [Turn(names[role], _capitalised(_fill_slots(text, slots, rng))) for role, text in exchange]
         session.beats.insert(rng.randint(0, len(session.beats)), beat)
         total += len(beat)
+
+
+def _topics(conv: Conversation) -> list[tuple[str, date | None]]:
+    """The conversation's topics, each with the day from which it may come up (``topic@YYYY-MM-DD``)."""
+    out: list[tuple[str, date | None]] = []
+    for item in conv.slots.get("topic", []):
+        name, _, since = item.partition("@")
+        out.append((name.strip(), date.fromisoformat(since) if since else None))
+    return out
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def conversation_records(index: int, conv: Conversation) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -369,11 +390,12 @@ def note_records(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
 def build(src: Path = SRC, seed: int = SEED) -> dict[str, Any]:
     rng = random.Random(seed)
     filler = parse_filler(src / "filler.txt")
+    topical = parse_filler(src / "topical.txt")
     memories: list[dict[str, Any]] = []
     questions: list[dict[str, Any]] = []
     for index, path in enumerate(sorted((src / "conversations").glob("*.txt")), start=1):
         conv = parse_conversation(path)
-        pad(conv, filler, rng)
+        pad(conv, filler, topical, rng)
         m, q = conversation_records(index, conv)
         memories += m
         questions += q

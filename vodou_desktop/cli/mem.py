@@ -64,6 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     lst.add_argument("--kind", choices=LIST_KINDS, help="only memories of this kind")
     lst.add_argument("--since", metavar="WHEN", help="only memories saved since: a date (2026-03-01) or 7d / 12h")
     lst.add_argument("--pinned", action="store_true", help="only pinned memories")
+    lst.add_argument("--tool", help="only memories written by this tool (an MCP client's name, cli, claude-code, …)")
     lst.add_argument("--forgotten", action="store_true", help="include forgotten memories")
     lst.add_argument("-n", "--limit", type=int, default=50)
     lst.add_argument("--json", action="store_true")
@@ -204,7 +205,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     filt = FactFilter(project=args.project or ALL_PROJECTS, include_forgotten=args.forgotten,
                       host=site_host(args.host) if args.host else None, kinds=(args.kind,) if args.kind else (),
                       tiers=("pinned",) if args.pinned else (),
-                      saved_since=since_time(args.since) if args.since else None)
+                      saved_since=since_time(args.since) if args.since else None,
+                      tools=(args.tool,) if args.tool else ())
     with _open(args, model=False) as rt:
         facts = rt.vault.read(lambda c: q.list_facts(c, filt, limit=args.limit))
         if args.json:

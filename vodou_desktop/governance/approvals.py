@@ -47,6 +47,7 @@ PAGE_REASON = "this turn carries page content: side-effecting actions wait for y
 RECALL_REASON = ("this turn recalled a memory saved from a web page or a capture: side-effecting actions "
                  "wait for your approval")
 VOLATILE_NOTE = "kept in memory only, never saved: it is lost if Vodou quits before you decide"
+MAX_VOLATILE = 500  # in-memory approvals kept; the oldest decided ones go first, then the oldest pending
 
 
 @dataclass(frozen=True)
@@ -210,7 +211,17 @@ class ApprovalGate:
             self._volatile[approval_id] = {
                 "id": approval_id, "tool": tool, "arguments": arguments, "reason": reason, "message_id": message_id,
                 "status": "pending", "result": None, "created_at": now_iso(), "decided_at": None, "volatile": True}
+            self._prune()
         return approval_id
+
+    def _prune(self) -> None:
+        """Bound the in-memory list (a flood of tainted turns must not grow it without end)."""
+        excess = len(self._volatile) - MAX_VOLATILE
+        if excess <= 0:
+            return
+        oldest_first = sorted(self._volatile.values(), key=lambda r: (r["status"] == "pending", -r["id"]))
+        for row in oldest_first[:excess]:
+            del self._volatile[row["id"]]
 
     def _volatile_rows(self, pending_only: bool) -> list[dict[str, Any]]:
         with self._lock:

@@ -132,6 +132,27 @@ class Forgetting:
 
         return dict(self.vault.write(job))
 
+    def forget_tool(self, tool: str, dry_run: bool = False) -> dict[str, Any]:
+        """Hide every visible fact written by ``tool`` (an MCP client's name, ``cli``, …) as one
+        operation, undone by ``undo``; with ``dry_run`` only count, by source kind."""
+        tool = _tool_name(tool)
+        if dry_run:
+            def count(conn) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+                ids = r.visible_tool_fact_ids(conn, tool)
+                return {"tool": tool, "dry_run": True, "facts": len(ids), "by_source": r.source_kinds_of(conn, ids)}
+
+            return dict(self.vault.read(count))
+
+        def job(conn, change: Change) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+            ids = r.visible_tool_fact_ids(conn, tool)
+            by_source = r.source_kinds_of(conn, ids)
+            op = r.record_operation(conn, change, r.FORGET_TOOL_KIND, tool, {"facts": len(ids)})
+            hidden = r.stamp_invalid(conn, change, ids, op)
+            return {"op": op, "tool": tool, "dry_run": False, "facts": hidden, "facts_hidden": hidden,
+                    "by_source": by_source}
+
+        return dict(self.vault.write(job))
+
     def _counts(self, host: str) -> dict[str, Any]:
         facts, docs = self.vault.read(lambda c: (len(r.visible_host_fact_ids(c, host)),
                                                  r.live_document_count(c, host)))
@@ -154,9 +175,14 @@ class Forgetting:
             for other, other_host in r.active_forget_operations(conn, op):
                 covered = set(r.visible_host_fact_ids(conn, other_host)) & set(restored)
                 still_hidden += r.stamp_invalid(conn, change, sorted(covered), other)
+            for other, other_tool in r.active_forget_operations(conn, op, r.FORGET_TOOL_KIND):
+                covered = set(r.visible_tool_fact_ids(conn, other_tool)) & set(restored)
+                still_hidden += r.stamp_invalid(conn, change, sorted(covered), other)
             r.reelect_canonicals(conn, change, r.group_ids(conn, restored))
-            names = {r.FORGET_KIND: "host", r.FORGET_FACT_KIND: "id", r.FORGET_DOCUMENT_KIND: "document"}
-            target = record["target"] if record["kind"] == r.FORGET_KIND else int(record["target"])
+            names = {r.FORGET_KIND: "host", r.FORGET_TOOL_KIND: "tool", r.FORGET_FACT_KIND: "id",
+                     r.FORGET_DOCUMENT_KIND: "document"}
+            text_target = record["kind"] in (r.FORGET_KIND, r.FORGET_TOOL_KIND)
+            target = record["target"] if text_target else int(record["target"])
             return {"op": op, names[record["kind"]]: target, "facts_restored": len(restored) - still_hidden,
                     "facts_still_hidden": still_hidden, "documents_restored": documents}
 
@@ -213,3 +239,9 @@ class Forgetting:
         result = dict(self.vault.write(job))
         self.vault.checkpoint()
         return result
+
+
+def _tool_name(tool: str) -> str:
+    if not isinstance(tool, str) or not tool.strip():
+        raise InvalidInput("name the tool whose memories to forget (for example the MCP client's name)")
+    return tool.strip()

@@ -88,8 +88,9 @@ def create_private_file(path: Path) -> None:
 def quick_check_before_first_write(conn: apsw.Connection, path: Path) -> None:
     """``PRAGMA quick_check`` before this process writes: a damaged vault is refused, not written to.
 
-    Runs once per opened vault, in the writer before migrations, so a damaged file is never changed
-    (not even by a migration); the message says how to get back to a working vault.
+    The writer runs it once, before its first write job or migration step, so a damaged file is
+    never changed (not even by a migration) while reading it costs nothing extra; the message says
+    how to get back to a working vault.
     """
     try:
         problems = [str(row[0]) for row in conn.execute("PRAGMA quick_check(5)")]

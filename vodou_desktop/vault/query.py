@@ -54,6 +54,7 @@ class FactFilter:
     host: str | None = None  # source host or page host is this host or a subdomain
     tiers: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()  # the writing tool of the source (``cli``, an MCP client's name, …)
     saved_since: str | None = None  # ISO time: only memories saved at or after it
 
     def where(self) -> tuple[str, list[Any]]:
@@ -83,6 +84,9 @@ class FactFilter:
         if self.kinds:
             clauses.append(f"c.kind IN ({','.join('?' * len(self.kinds))})")
             params += list(self.kinds)
+        if self.tools:
+            clauses.append(f"s.tool IN ({','.join('?' * len(self.tools))})")
+            params += list(self.tools)
         if self.saved_since:
             clauses.append("c.created_at >= ?")
             params.append(self.saved_since)

@@ -21,6 +21,7 @@ import apsw
 
 from vodou_desktop.vault.clock import now_iso
 from vodou_desktop.vault.connection import batched, marks
+from vodou_desktop.vault.query import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault.settings_store import get_setting, set_setting
 from vodou_desktop.vault.writer import Change
 
@@ -28,7 +29,8 @@ TIER_RANK = "CASE s.tier WHEN 'pinned' THEN 0 WHEN 'first_party' THEN 1 WHEN 'ca
 FORGET_KIND = "forget_host"
 FORGET_FACT_KIND = "forget_fact"
 FORGET_DOCUMENT_KIND = "forget_document"
-UNDOABLE_KINDS = (FORGET_KIND, FORGET_FACT_KIND, FORGET_DOCUMENT_KIND)
+FORGET_TOOL_KIND = "forget_tool"
+UNDOABLE_KINDS = (FORGET_KIND, FORGET_FACT_KIND, FORGET_DOCUMENT_KIND, FORGET_TOOL_KIND)
 ERASE_HOST_KIND = "erase_host"
 HOST_KEY_SETTING = "operations_host_key"  # per-vault random key for erased hosts' keyed hashes
 
@@ -66,6 +68,24 @@ def visible_host_fact_ids(conn: apsw.Connection, host: str) -> list[int]:
     sql = (f"SELECT c.id FROM chunks c WHERE c.document_id IS NULL AND c.invalid_at IS NULL"
            f" AND {_host_clause()} ORDER BY c.id")
     return [int(r[0]) for r in conn.execute(sql, {"host": host, "like": _like(host)})]
+
+
+def visible_tool_fact_ids(conn: apsw.Connection, tool: str) -> list[int]:
+    """Visible facts (superseded ones too) whose source was written by ``tool``, through the query builder."""
+    where, params = FactFilter(project=ALL_PROJECTS, include_superseded=True, tools=(tool,)).where()
+    sql = f"SELECT c.id FROM chunks c JOIN memory_sources s ON s.id = c.source_id WHERE {where} ORDER BY c.id"
+    return [int(r[0]) for r in conn.execute(sql, params)]
+
+
+def source_kinds_of(conn: apsw.Connection, ids: Sequence[int]) -> dict[str, int]:
+    """How many of ``ids`` came from each source kind (``mcp``, ``capture``, ``cli``, …)."""
+    counts: dict[str, int] = {}
+    for part in batched(ids):
+        sql = (f"SELECT s.kind, count(*) FROM chunks c JOIN memory_sources s ON s.id = c.source_id"
+               f" WHERE c.id IN ({marks(part)}) GROUP BY s.kind")
+        for kind, n in conn.execute(sql, part):
+            counts[str(kind)] = counts.get(str(kind), 0) + int(n)
+    return counts
 
 
 def all_host_fact_ids(conn: apsw.Connection, host: str) -> list[int]:
@@ -217,9 +237,10 @@ def clear_stamps(conn: apsw.Connection, change: Change, op: str) -> list[int]:
     return ids
 
 
-def active_forget_operations(conn: apsw.Connection, except_op: str) -> list[tuple[str, str]]:
+def active_forget_operations(conn: apsw.Connection, except_op: str, kind: str = FORGET_KIND) -> list[tuple[str, str]]:
+    """``(operation id, target)`` of the forgets of ``kind`` (host, tool) that are not undone."""
     rows = conn.execute("SELECT id, target FROM operations WHERE kind = ? AND undone_at IS NULL AND id != ?"
-                        " ORDER BY created_at", (FORGET_KIND, except_op))
+                        " ORDER BY created_at", (kind, except_op))
     return [(str(r[0]), str(r[1])) for r in rows]
 
 

@@ -191,6 +191,17 @@ def test_approve_or_deny_from_the_panel(qtbot, desktop, decision):
     assert gate.get(parked["approval"]["id"])["status"] == ("approved" if decision == "approve" else "denied")
 
 
+def test_an_in_memory_approval_shows_in_the_approvals_tab_and_says_it_is_not_saved(qtbot, desktop):
+    tab = desktop.browser.extra_tabs["Approvals"]
+    tab.refresh()
+    qtbot.waitUntil(lambda: tab.summary.text() == "Nothing waits for your approval.", timeout=3000)
+    qtbot.wait(1000)  # let that refresh settle: only the approvals event may bring the new row
+    parked = desktop.bridge_services.gate.submit("remember", {"text": "From a page"}, Turn(None, has_page_content=True))
+    assert parked["approval"]["volatile"] is True
+    qtbot.waitUntil(lambda: tab.summary.text() == "1 waiting for you", timeout=3000)  # no vault change needed
+    assert "memory only" in tab.model.row_record(0)["reason"]
+
+
 def test_a_second_launch_raises_the_browser(qtbot, desktop):
     desktop.browser.hide()
     assert ask_running_instance_to_show()

@@ -13,6 +13,7 @@ from tests.support import file_hashes, run_cli, total_hits, vault_files
 from vodou_desktop.errors import VaultUnavailable
 from vodou_desktop.governance.forget import Forgetting
 from vodou_desktop.ingest.remember import Origin, remember
+from vodou_desktop.runtime import Runtime
 from vodou_desktop.vault import Vault
 
 
@@ -40,8 +41,16 @@ def test_a_damaged_vault_is_refused_before_the_first_write(tmp_path: Path) -> No
     assert "damaged" in result.err and "nothing was written" in result.err and "backup" in result.err
     assert len(result.err.strip().splitlines()) == 1  # one line, no traceback
     assert file_hashes(path)["vault.db"] == before["vault.db"]  # byte-identical
-    with pytest.raises(VaultUnavailable, match="Move the file aside"):
-        Vault.open(path)
+    vault = Vault.open(path)  # reading needs no check; the first write does
+    try:
+        for attempt in (lambda: remember(vault, "Lilies like water", Origin(kind="cli")),
+                        vault.check_integrity, vault.checkpoint):
+            with pytest.raises(VaultUnavailable, match="Move the file aside"):
+                attempt()
+    finally:
+        vault.close()
+    with pytest.raises(VaultUnavailable, match="damaged"):  # the app checks at start
+        Runtime.open(path, embedder="none", background_backfill=True)
     assert file_hashes(path)["vault.db"] == before["vault.db"]
 
 
@@ -79,3 +88,22 @@ def test_an_erase_keeps_no_name_of_the_site(vault: Vault) -> None:
     again = forgetting.erase_host(host)
     assert vault.read(lambda c: c.execute("SELECT target FROM operations WHERE id = ?", (again["op"],)).fetchone()[0]
                       ) == targets[erased["op"]]
+
+
+def test_migrations_run_the_check_before_their_first_step(tmp_path: Path) -> None:
+    from vodou_desktop.vault.connection import open_connection
+    from vodou_desktop.vault.migrations import applied_migrations, migrate
+
+    conn = open_connection(tmp_path / "new.db")
+    calls: list[str] = []
+
+    def refuse() -> None:
+        calls.append("check")
+        raise VaultUnavailable("damaged")
+
+    with pytest.raises(VaultUnavailable):
+        migrate(conn, "new.db", before_write=refuse)
+    assert calls == ["check"] and applied_migrations(conn) == []
+    assert migrate(conn, "new.db", before_write=lambda: calls.append("ok")) and calls == ["check", "ok"]
+    assert migrate(conn, "new.db", before_write=lambda: calls.append("again")) == [] and calls[-1] == "ok"
+    conn.close()
