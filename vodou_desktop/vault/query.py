@@ -278,6 +278,50 @@ def list_documents(conn: apsw.Connection, f: FactFilter, limit: int = 200, offse
     return [document_from_row(row) for row in conn.execute(sql, [*params, limit, offset])]
 
 
+@reader
+def count_documents(conn: apsw.Connection, f: FactFilter) -> int:
+    where, params = _document_where(f)
+    return int(scalar(conn, f"SELECT count(*) FROM documents d WHERE {where}", params))
+
+
+# -- whole-vault export (DATA-2): every column a lossless round trip needs ------------------------
+
+_EXPORT_EXTRA = "c.superseded_at, c.pinned_from, s.created_at"
+
+
+@reader
+def facts_for_export(conn: apsw.Connection, f: FactFilter, after_id: int = 0, limit: int = 1000) -> list[Fact]:
+    """Facts in id order (keyset paging), with ``extra`` holding what only an export needs:
+    ``superseded_at``, ``pinned_from`` (the source a pinned fact had before) and ``source_created_at``."""
+    where, params = f.where()
+    sql = (f"SELECT {FACT_COLUMNS}, {_EXPORT_EXTRA} {_FROM} WHERE {where} AND c.id > ?"
+           " ORDER BY c.id LIMIT ?")
+    out = []
+    for row in conn.execute(sql, [*params, after_id, limit]):
+        fact = fact_from_row(row)
+        superseded_at, pinned_from, source_created = row[-3:]
+        fact.extra.update(superseded_at=superseded_at, pinned_from=pinned_from, source_created_at=source_created)
+        out.append(fact)
+    return out
+
+
+@reader
+def documents_for_export(conn: apsw.Connection, f: FactFilter, after_id: int = 0,
+                         limit: int = 200) -> list[tuple[Document, dict[str, Any]]]:
+    """Documents in id order with their source, forget stamp and text (chunks in order)."""
+    where, params = _document_where(f)
+    sql = (f"SELECT {DOCUMENT_COLUMNS}, d.invalid_at, d.invalidated_by, d.source_id FROM documents d"
+           f" JOIN memory_sources s ON s.id = d.source_id WHERE {where} AND d.id > ? ORDER BY d.id LIMIT ?")
+    out = []
+    for row in conn.execute(sql, [*params, after_id, limit]):
+        doc = document_from_row(row[:-3])
+        chunks = [r[0] for r in conn.execute("SELECT text FROM chunks WHERE document_id = ? ORDER BY seq",
+                                             (doc.id,))]
+        out.append((doc, {"invalid_at": row[-3], "invalidated_by": row[-2], "source_id": row[-1],
+                          "chunks": chunks}))
+    return out
+
+
 def document_text(conn: apsw.Connection, doc_id: int) -> str:
     rows = conn.execute("SELECT text FROM chunks WHERE document_id = ? ORDER BY seq", (doc_id,))
     return "\n\n".join(r[0] for r in rows)
