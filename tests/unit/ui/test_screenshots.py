@@ -107,6 +107,6 @@ def test_no_label_is_elided_at_the_default_window_size(qtbot, services):
         needed = QFontMetrics(bar.font()).horizontalAdvance(bar.tabText(i))
         assert bar.tabRect(i).width() >= needed, bar.tabText(i)
     header = browser.memories.view.header()
-    for column in range(1, browser.memories.model.columnCount()):
+    for column in range(browser.memories.model.columnCount()):
         title = browser.memories.model.headerData(column, header.orientation())
         assert header.sectionSize(column) >= QFontMetrics(header.font()).horizontalAdvance(title), title

@@ -75,11 +75,14 @@ class MemoriesTab(QWidget):
         right_layout = QVBoxLayout(right)
         right_layout.addWidget(self.details, 1)
         right_layout.addLayout(self.actions_row)
-        for name in ACTION_NAMES:
+        second_row = QHBoxLayout()  # two rows, so the buttons never squeeze the results' text column
+        right_layout.addLayout(second_row)
+        for i, name in enumerate(ACTION_NAMES):
             button = QToolButton(toolButtonStyle=Qt.ToolButtonStyle.ToolButtonTextOnly)
             button.setDefaultAction(self.fact_actions[name])
-            self.actions_row.addWidget(button)
+            (self.actions_row if i < (len(ACTION_NAMES) + 1) // 2 else second_row).addWidget(button)
         self.actions_row.addStretch(1)
+        second_row.addStretch(1)
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         self.view.addActions([self.fact_actions[name] for name in ACTION_NAMES])
         split = QSplitter(Qt.Orientation.Horizontal)
