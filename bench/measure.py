@@ -87,7 +87,7 @@ def ours(service: SearchService, keyword_only: SearchService, cases: Sequence[tu
                  for shape in dict.fromkeys(shapes)}
     return {
         "keyword": timed(lambda c: keyword_only.search(c[0], c[1], k=10), cases),
-        "vector": timed(lambda c: service._vector(service.embedder.encode_one(c[0]), c[1], pool),  # type: ignore[union-attr]
+        "vector": timed(lambda c: service._nearest(service.embedder.encode_one(c[0]), c[1], pool),  # type: ignore[union-attr]
                         cases),
         "hybrid": Latency.of(hybrid),
     }, per_shape
