@@ -12,6 +12,7 @@ from vodou_desktop.ingest.exports import FORMATS
 from vodou_desktop.ingest.importer import import_export
 from vodou_desktop.ingest.settle import settle_new_facts
 from vodou_desktop.runtime import Runtime
+from vodou_desktop.words import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -59,7 +60,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         print_json(report.as_json())
     else:
         print(f"{report.conversations} conversations read, {report.imported} imported "
-              f"({report.messages} new messages, {report.facts} facts)")
+              f"({report.messages} new messages, {plural(report.facts, 'memory')})")
         for problem in report.malformed:
             print(f"skipped malformed conversation: {problem}")
     return 1 if report.malformed else 0

@@ -31,13 +31,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     mem = sub.add_parser("mem", help="add, search and manage memories")
     msub = mem.add_subparsers(dest="mem_command", metavar="ACTION", required=True)
 
-    add = msub.add_parser("add", help="remember a fact")
+    add = msub.add_parser("add", help="remember something")
     add.add_argument("text", help="the memory's text; - reads it from standard input")
-    add.add_argument("--project", help="project the fact belongs to (default: global)")
+    add.add_argument("--project", help="project the memory belongs to (default: global)")
     add.add_argument("--scope", help="scope label (a search boost, not a wall)")
     add.add_argument("--kind", default="fact", choices=FACT_KINDS,
                      help="fact (default), preference (always global), decision or note")
-    add.add_argument("--url", help="page the fact came from (a full URL, or host/path)")
+    add.add_argument("--url", help="page the memory came from (a full URL, or host/path)")
     add.add_argument("--title", help="title of that page")
     add.add_argument("--tier", default="first_party", choices=TIERS)
     add.add_argument("--json", action="store_true")
@@ -45,8 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     search = msub.add_parser("search", help="search by keyword and meaning")
     search.add_argument("query")
-    search.add_argument("--project", help="search inside this project (its facts plus global ones)")
-    search.add_argument("--scope", help="boost facts with this scope")
+    search.add_argument("--project", help="search inside this project (its memories plus global ones)")
+    search.add_argument("--scope", help="boost memories with this scope")
     search.add_argument("-k", type=int, default=10, help="number of results (default 10)")
     search.add_argument("--entity", metavar="NAME", help="only memories that mention this person or thing")
     search.add_argument("--explain", action="store_true", help="show every factor of each score")

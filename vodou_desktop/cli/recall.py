@@ -12,8 +12,8 @@ from vodou_desktop.runtime import Runtime
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     recall = sub.add_parser("recall", help="print the bounded memory block a model would receive")
-    recall.add_argument("-q", "--query", help="also include facts relevant to this text")
-    recall.add_argument("--project", help="project context: its facts and global ones (default: global only)")
+    recall.add_argument("-q", "--query", help="also include memories relevant to this text")
+    recall.add_argument("--project", help="project context: its memories and global ones (default: global only)")
     recall.add_argument("--json", action="store_true")
     recall.set_defaults(func=cmd_recall)
 

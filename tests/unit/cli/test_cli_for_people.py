@@ -160,3 +160,35 @@ def test_a_search_that_waits_for_the_model_says_so(vault, tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("vodou: loading the model for search by meaning…\n")
     assert "keyword search only" in err
+
+
+def _help_texts(parser, path="vodou"):  # type: ignore[no-untyped-def]
+    """Every help string of every command and option, with the command it belongs to."""
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:
+                yield path, choice.help or ""
+            for name, sub in action.choices.items():
+                yield from _help_texts(sub, f"{path} {name}")
+        elif action.help and action.help is not argparse.SUPPRESS:
+            yield path, action.help
+
+
+def test_every_help_text_says_memories_not_facts():
+    """One vocabulary (issue 14, defect 7): 'fact' appears only as the name of a kind."""
+    import re
+
+    from vodou_desktop.cli.main import build_parser
+
+    offenders = [(where, text) for where, text in _help_texts(build_parser())
+                 if re.search(r"\bfacts?\b", re.sub(r"\bfact \(default\)|\bfact,|'fact'", "", text))]
+    assert offenders == []
+
+
+def test_the_import_summary_counts_memories(vault_arg, tmp_path):
+    export = tmp_path / "conversations.json"
+    export.write_text(json.dumps(CHATGPT))
+    res = run_cli(*vault_arg, "import", "chatgpt", str(export))
+    assert res.code == 0 and "1 memory)" in res.out and "fact" not in res.out
