@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.measure import PrecomputedEmbedder
-from vodou_desktop.search.service import RRF_K, SearchService
+from vodou_desktop.search.fusion import RRF_K, FusionParams
+from vodou_desktop.search.service import SearchService
 from vodou_desktop.search.vectors import VectorIndex
 from vodou_desktop.vault import Change, FactFilter, Vault
 from vodou_desktop.vault.facts import insert_fact, set_embeddings
@@ -93,7 +94,8 @@ def run(embedder: Any, data: dict[str, Any] | None = None) -> dict[str, dict[str
             out = {}
             for c in CONFIGS:
                 model = None if c.alpha is None else cached
-                service = SearchService(vault, model, index, alpha=c.alpha or 0.0, fusion=c.fusion)
+                params = FusionParams(method=c.fusion, keyword_weight=c.alpha or 0.0)
+                service = SearchService(vault, model, index, params)
                 out[c.name] = evaluate(service, data["queries"], to_set)
             return out
         finally:

@@ -5,8 +5,9 @@ Start order, read top to bottom in ``Desktop.start``:
   2. governance: site modes, forgetting, operator memory, page lane — shared with the bridge
   3. UI plumbing: message bridge, ops, vault events, actions, active page
   4. windows: memory browser, panel, tray (or the browser alone when there is no tray host)
-  5. the bridge on this same asyncio loop (qasync)
-Shutdown is the reverse: bridge closed, ops finished, writer drained, vault closed.
+  5. capture watchers enabled in Settings (Claude Code sessions, inbox), paused with everything else
+  6. the bridge on this same asyncio loop (qasync)
+Shutdown is the reverse: bridge closed, watchers stopped, ops finished, writer drained, vault closed.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from vodou_desktop.runtime import Runtime
 from vodou_desktop.ui.actions import ActionRegistry
 from vodou_desktop.ui.active_page import ActivePage
 from vodou_desktop.ui.browser.window import MemoryBrowser
+from vodou_desktop.ui.capture_status import CaptureStatus
 from vodou_desktop.ui.commands import Commands
 from vodou_desktop.ui.hub_signals import HubSignals
 from vodou_desktop.ui.icon import icon_for_state
@@ -67,10 +69,12 @@ class Desktop:
                                        page_memory=self.bridge_services.pages, opm=OperatorMemory(vault),
                                        bridge=self.bridge, extras={"gate": self.bridge_services.gate})
         self.actions = ActionRegistry()
+        self.capture = CaptureStatus(self.services, self.actions)  # before the commands: Pause stops it first
+        self.services.extras["capture"] = self.capture
         self.active_page = ActivePage(vault, self.sites, self.services.ops)
         self.hub_signals = HubSignals(self.hub)
         # 4. windows
-        self.browser = MemoryBrowser(self.services)
+        self.browser = MemoryBrowser(self.services, actions=self.actions)
         self.panel = Panel(self.actions, self.services.ops, self.bridge_services.pages, self.bridge_services.gate)
         self.tray: Tray | None = None
         self.commands = Commands(self)
@@ -93,6 +97,7 @@ class Desktop:
         if QSystemTrayIcon.isSystemTrayAvailable():
             self.tray = Tray(self.actions, self.services.model_status.text)
             self.tray.panel_requested.connect(self.panel.popup_near)
+            self.capture.attach(self.tray.menu)
             self.tray.show()
             self.active_page.changed.connect(self.tray.set_page)
             self.services.model_status.changed.connect(self.tray.update_tooltip)
@@ -107,6 +112,7 @@ class Desktop:
             self.services.messages.error("Could not open the single-instance socket; a second launch may not find "
                                          "this one.")
         self._poll.start()
+        self.capture.start(paused=self.sites.paused)
         asyncio.ensure_future(self._start_bridge())
 
     def _wire(self) -> None:
@@ -133,6 +139,7 @@ class Desktop:
         self._poll.stop()
         self.single_instance.close()
         await self.bridge.stop()
+        self.capture.stop()
         if self.tray is not None:
             self.tray.icon.hide()
         self.panel.close()

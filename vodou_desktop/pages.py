@@ -84,7 +84,11 @@ def host_of(url: str) -> str:
 def _split_web(url: str):  # type: ignore[no-untyped-def]
     if not isinstance(url, str) or not url.strip():
         raise InvalidInput("url is empty")
-    parts = urlsplit(url.strip())
+    try:  # a bad bracketed host ("https://[zz]/", "https://[::1") or port (":99999") is a ValueError
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 (validates the port)
+    except ValueError as exc:
+        raise InvalidInput(f"not a valid URL: {url[:200]!r} ({exc})") from exc
     scheme = parts.scheme.lower()
     if scheme not in WEB_SCHEMES:
         shown = scheme or "no scheme"

@@ -47,6 +47,8 @@ class Runtime:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         vault = Vault.open(path)
         try:
+            if background_backfill:  # a long-running app checks the vault at start, not at its first write
+                vault.check_integrity()
             if not isinstance(embedder, Embedder):
                 embedder = make_embedder(embedder or config.embedder_choice(settings))
             embedder.start()

@@ -5,7 +5,8 @@
 import { startForget } from './js/panelforget.js';
 import { $, ask, fillList, say, sayError, show, todoFor } from './js/panelkit.js';
 
-const state = { page: null, resolution: null, attached: null, busy: false };
+const state = { page: null, resolution: null, attached: null, busy: false, justPaired: false };
+const MODE_WORDS = { off: 'Off', suggest: 'Suggest', collect: 'Collect' };
 
 function showProblem(error) {
   $('problem-text').textContent = error.message;
@@ -16,13 +17,32 @@ function showProblem(error) {
 }
 
 function renderHeader(page, resolution) {
+  // Chrome already titles the side panel "Vodou": the heading names the site instead.
+  $('page-title').textContent = resolution?.host || 'This page';
   $('page-line').textContent = page ? `${page.title || page.url}` : 'No web page in the tab.';
   const badge = $('mode-badge');
   badge.hidden = !resolution;
   if (resolution) {
-    badge.textContent = resolution.mode;
+    badge.textContent = MODE_WORDS[resolution.mode] || resolution.mode;
     badge.className = `badge ${resolution.mode}`;
   }
+}
+
+function renderModes(resolution) {
+  for (const button of document.querySelectorAll('#mode-row [data-mode]')) {
+    button.setAttribute('aria-checked', String(button.dataset.mode === resolution.mode));
+  }
+}
+
+function renderProjects(projects, chosen) {
+  const select = $('project');
+  const names = [...new Set([...(projects || []), ...(chosen ? [chosen] : [])])].sort();
+  select.replaceChildren(new Option('No project (global)', ''), ...names.map((name) => new Option(name, name)));
+  select.value = chosen || '';
+}
+
+function projectLabel(memory) {
+  return memory.project ? `project ${memory.project}` : 'global';
 }
 
 function renderMatch(match) {
@@ -32,10 +52,14 @@ function renderMatch(match) {
   show('page', Boolean(resolution) && !off);
   if (!resolution) return;
   $('off-why').textContent = `${resolution.host}: ${resolution.reason}.`;
-  $('mode-why').textContent = `${resolution.host} is ${resolution.mode} (${resolution.reason}).`;
-  fillList('facts', 'facts-empty', match.facts, (f) => [f.text, f.created_at ? `saved ${f.created_at.slice(0, 10)}` : '']);
-  fillList('documents', 'documents-empty', match.documents, (d) => [d.title || d.page_url, `${d.chunk_count ?? '?'} parts`]);
-  const related = fillList('related', null, match.related, (f) => [f.text, f.source_host || '']);
+  $('mode-why').textContent = `${resolution.host}: ${MODE_WORDS[resolution.mode]} (${resolution.reason}).`;
+  renderModes(resolution);
+  renderProjects(match.projects, match.project);
+  const saved = (f) => (f.created_at ? ` · saved ${f.created_at.slice(0, 10)}` : '');
+  fillList('facts', 'facts-empty', match.facts, (f) => [f.text, `${projectLabel(f)} · ${f.kind}${saved(f)}`]);
+  fillList('documents', 'documents-empty', match.documents,
+    (d) => [d.title || d.page_url, `${projectLabel(d)} · ${d.chunk_count ?? '?'} parts`]);
+  const related = fillList('related', null, match.related, (f) => [f.text, `${projectLabel(f)} · ${f.source_host || ''}`]);
   show('related-box', related > 0);
   const writes = resolution.mode === 'collect';
   $('send').disabled = !writes && !state.attached;
@@ -53,6 +77,7 @@ async function refresh() {
     show('problem', false);
     show('pairing', !view.status.paired);
     show('port-box', !view.status.paired);
+    show('paired-next', view.status.paired && state.justPaired && !view.page);
     show('unpair', view.status.paired);
     if (state.attached && state.attached.url !== view.page?.url) state.attached = null;
     state.page = view.page;
@@ -166,14 +191,15 @@ function wire() {
   $('retry').onclick = () => run(async () => {});
   $('pair-start').onclick = () => run(async () => {
     const started = await ask('pairStart');
-    say(`The Vodou app now shows a code of ${started.codeLength} characters (valid ${Math.round(started.expiresIn / 60)} min). Type it below.`);
+    say(`The Vodou app now shows a code of ${started.codeLength} characters (valid ${Math.round(started.expiresIn / 60)} min). Type it in the box above and press Pair.`);
   });
   $('pair-form').onsubmit = (event) => {
     event.preventDefault();
     run(async () => {
       await ask('pairComplete', { code: $('pair-code').value });
       $('pair-code').value = '';
-      say('Paired with the Vodou app.');
+      state.justPaired = true;
+      say('Paired with the Vodou app. Open a web page: memories you saved from it are listed here, and the toolbar icon turns green.');
     });
   };
   $('port-form').onsubmit = (event) => {
@@ -204,6 +230,11 @@ function wire() {
   });
   $('forget').onclick = () => state.resolution && startForget(state.resolution.host, refresh);
   $('note').oninput = suggestSoon;
+  $('project').onchange = () => run(async () => {
+    const project = $('project').value;
+    await ask('setProject', { project });
+    say(project ? `New notes on this site go to project ${project}.` : 'New notes on this site are global.');
+  });
 }
 
 function changeMode(mode) {
@@ -211,7 +242,7 @@ function changeMode(mode) {
   const host = state.resolution.host;
   run(async () => {
     const resolution = await ask('setSiteMode', { host, mode });
-    say(`Vodou is now ${resolution.mode} on ${resolution.host}.`);
+    say(`Vodou is now ${MODE_WORDS[resolution.mode]} on ${resolution.host}.`);
   });
 }
 

@@ -14,7 +14,8 @@ from vodou_desktop.bridge import API_HEADER, API_VERSION, CLIENT_HEADER
 STR, INT, OBJ = {"type": "string"}, {"type": "integer"}, {"type": "object"}
 COMMON_ERRORS = {"401": "missing or invalid token", "403": "bad Host, Origin, client header or site mode",
                  "412": "another API major version", "429": "too many bad tokens"}
-WRITE_ERRORS = {"400": "bad JSON or field", "413": "body too large", "415": "not application/json"}
+WRITE_ERRORS = {"400": "bad JSON, nesting, text, number, URL or field", "413": "body too large",
+                "415": "not application/json", "429": "too many bad tokens, or the token's write budget is spent"}
 
 # (method, path, summary, body properties, required body fields, success status, extra statuses)
 ROUTE_DOCS: list[tuple[str, str, str, dict[str, Any] | None, list[str], str, dict[str, str]]] = [
@@ -29,7 +30,7 @@ ROUTE_DOCS: list[tuple[str, str, str, dict[str, Any] | None, list[str], str, dic
     ("PUT", "/api/page-match/site-mode", "Set a user rule for a host", {"host": STR, "mode": STR}, ["host", "mode"],
      "200", {}),
     ("GET", "/api/page-match/site-modes", "Global default, pause and every rule", None, [], "200", {}),
-    ("POST", "/api/page-match/match", "Memory from this page and related by meaning",
+    ("POST", "/api/page-match/match", "Memory from this page (every project) and related by meaning (project)",
      {"url": STR, "title": STR, "pageContext": STR, "project": STR}, ["url"], "200", {}),
     ("GET", "/api/page-match/probe", "Toolbar state for a page (query: url)", None, [], "200", {}),
     ("POST", "/api/page-match/suggest", "Typing suggestions", {"url": STR, "prefix": STR, "project": STR}, ["url"],
@@ -44,7 +45,8 @@ ROUTE_DOCS: list[tuple[str, str, str, dict[str, Any] | None, list[str], str, dic
      {"url": STR, "title": STR, "text": STR, "html": STR, "project": STR}, ["url", "title"], "201", {}),
     ("POST", "/api/page-link", "Link a memory to this page (manual)", {"id": INT, "url": STR}, ["id", "url"], "200",
      {"404": "unknown memory"}),
-    ("POST", "/api/active-page", "Report the active tab", {"url": STR, "title": STR}, ["url"], "200", {}),
+    ("POST", "/api/active-page", "Report the active tab (or only the host of an off site)",
+     {"url": STR, "title": STR, "offHost": STR}, [], "200", {}),
     ("POST", "/api/forget/dry-run", "Count what forgetting a host hides; get a confirm token", {"host": STR},
      ["host"], "200", {}),
     ("POST", "/api/forget/confirm", "Forget the host planned under the token (8 s)", {"token": STR}, ["token"],

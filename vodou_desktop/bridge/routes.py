@@ -14,7 +14,7 @@ from aiohttp import web
 from vodou_desktop import APP_ID, APP_NAME, __version__
 from vodou_desktop.bridge import API_VERSION, events, openapi
 from vodou_desktop.bridge.active_page import ActivePage
-from vodou_desktop.bridge.bodies import int_field, query_param, read_body, required, text_field
+from vodou_desktop.bridge.bodies import int_field, path_id, query_param, read_body, required, text_field
 from vodou_desktop.bridge.context import context_of
 from vodou_desktop.bridge.responses import Refusal, json_response
 from vodou_desktop.bridge.security import EXTENSION_ID, bearer_token
@@ -159,10 +159,23 @@ async def page_link(request: web.Request) -> web.Response:
 
 async def active_page(request: web.Request) -> web.Response:
     body = await read_body(request)
+    if "url" not in body and "offHost" in body:
+        return await _active_off_site(request, required(body, "offHost", URL_LIMIT))
     report = await blocking(ActivePage(_services(request).sites).report, required(body, "url", URL_LIMIT),
                             text_field(body, "title", required=False))
     if not report["accepted"]:
         raise PolicyRefused(f"{report['host']} is off ({report['reason']}): the extension must not report it")
+    context_of(request).hub.emit(events.ACTIVE_PAGE, report)
+    return json_response(report)
+
+
+async def _active_off_site(request: web.Request, host: str) -> web.Response:
+    """The active tab is on a site that is off: only its host (already sent to ask the mode), so the
+    tray dims like the toolbar. Nothing about the page is sent and the vault is not read."""
+    resolution = await blocking(_services(request).sites.resolve, host)
+    if resolution.mode != "off":
+        raise InvalidInput(f"{resolution.host} is not off: report the page's url instead of offHost")
+    report = {"accepted": False, "url": None, "pageKey": None, "title": None, **resolution.as_json()}
     context_of(request).hub.emit(events.ACTIVE_PAGE, report)
     return json_response(report)
 
@@ -199,10 +212,7 @@ async def approvals_list(request: web.Request) -> web.Response:
 
 
 async def approvals_decide(request: web.Request) -> web.Response:
-    try:
-        approval_id = int(request.match_info["id"])
-    except ValueError as exc:
-        raise InvalidInput("the approval id must be a number") from exc
+    approval_id = path_id(request)
     decision = required(await read_body(request), "decision", 20)
     return json_response(await blocking(_services(request).gate.resolve, approval_id, decision))
 

@@ -1,7 +1,7 @@
 """The bridge's security middleware (BRIDGE-2), in the order the checks run.
 
 1. ``finish`` (outermost): turns every error into JSON and stamps the headers every response
-   carries (API version, nosniff, no-store, frame-ancestors, Vary: Origin, CORS for a paired
+   carries (API version, nosniff, no-store, frame-ancestors, X-Frame-Options: DENY, Vary: Origin, CORS for a paired
    extension only — never ``*``, never credentials, never a cookie).
 2. Host allowlist — exactly 127.0.0.1:PORT, localhost:PORT or [::1]:PORT (DNS-rebinding guard).
 3. A credential in the query string → 400 (the access log never records the query).
@@ -9,7 +9,8 @@
 5. ``Content-Length`` over the limit → 413 before the body is read.
 6. Origin, when present, must be a paired ``chrome-extension://<id>`` (exact) → 403.
 7. Bearer token, constant time against every paired token → 401; bad tokens back off globally.
-8. Writes: ``application/json`` only (415) and the ``X-Vodou-Client`` header (403).
+8. Writes: ``application/json`` only (415) and the ``X-Vodou-Client`` header (403), then the
+   token's write budget (60 per 10 s by default) → 429 with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -49,6 +50,10 @@ async def finish(request: web.Request, handler: Handler) -> web.StreamResponse:
         response = error_for(exc)
     except asyncio.CancelledError:
         raise
+    except ConnectionError as exc:  # the client went away mid-request: nobody to answer, not our error
+        log.info("bridge: the client of %s %s disconnected (%s)", request.method, request.rel_url.path,
+                 type(exc).__name__)
+        response = error_for(Refusal(400, "client_gone", "the client disconnected before its request was complete"))
     except Exception:
         log.exception("bridge: internal error on %s %s", request.method, request.rel_url.path)
         response = error_for(RuntimeError())
@@ -64,6 +69,7 @@ def stamp_headers(request: web.Request, response: web.StreamResponse) -> None:
     headers["X-Content-Type-Options"] = "nosniff"
     headers["Cache-Control"] = "no-store"
     headers["Content-Security-Policy"] = "frame-ancestors 'none'"
+    headers["X-Frame-Options"] = "DENY"
     headers["Referrer-Policy"] = "no-referrer"
     headers["Vary"] = "Origin"
     headers.popall(hdrs.SET_COOKIE, None)
@@ -169,6 +175,11 @@ async def check_write(request: web.Request, handler: Handler) -> web.StreamRespo
             raise Refusal(415, "unsupported_media_type", "send JSON with 'Content-Type: application/json'")
         if not request.headers.get(CLIENT_HEADER, "").strip():
             raise Refusal(403, "missing_client_header", f"state-changing requests need the {CLIENT_HEADER} header")
+        who = request.get(EXTENSION_ID) if (request.method, request.rel_url.path) not in PUBLIC_ROUTES else None
+        wait = context_of(request).spend_write(who) if who else None
+        if wait is not None:
+            raise Refusal(429, "write_budget_exceeded",
+                          f"too many writes from this extension; try again in {wait} s", {hdrs.RETRY_AFTER: str(wait)})
     return await handler(request)
 
 

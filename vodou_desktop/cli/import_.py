@@ -24,6 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _progress(done: int, total: int) -> None:
+    """Progress on a terminal only: a script or a log file gets the summary line alone."""
+    if not sys.stderr.isatty():
+        return
     sys.stderr.write(f"\rimporting: {done}/{total} conversations")
     if done >= total:
         sys.stderr.write("\n")

@@ -10,20 +10,28 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from vodou_desktop import __version__
-from vodou_desktop.errors import KnownError
+from vodou_desktop.errors import InvalidInput, KnownError
 
 EXIT_USAGE = 2
+EXIT_CODES = """exit codes:
+  0    done
+  1    done, but a check failed or some input was skipped (doctor, import)
+  2    nothing done: an error you can fix, said in one line on stderr (or bad usage)
+  130  interrupted (Ctrl+C)"""
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="vodou",
         description="Vodou Desktop: your AI memory in a local vault. Without a command, starts the tray app.",
+        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"vodou {__version__}")
     parser.add_argument("--vault", metavar="PATH", help="vault file to use (default: $VODOU_VAULT or the profile)")
@@ -43,6 +51,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def check_vault_arg(vault: str | None) -> None:
+    """``--vault`` names a file: a folder (or a path ending in a slash) is refused, not created inside."""
+    if vault is None:
+        return
+    path = Path(vault).expanduser()
+    if vault.endswith(("/", os.sep)) or path.is_dir():
+        raise InvalidInput(f"--vault {vault} is a folder; give the vault file, e.g. {path / 'vodou.sqlite'}")
+
+
 def main(argv: Sequence[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(list(argv))
@@ -50,6 +67,11 @@ def main(argv: Sequence[str]) -> int:
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    try:
+        check_vault_arg(args.vault)
+    except KnownError as exc:
+        print(f"vodou: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     if args.command is None:
         from vodou_desktop.app import main as app_main  # Qt only when the tray app is wanted
 

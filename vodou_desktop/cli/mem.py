@@ -5,21 +5,26 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import re
+import sys
+from datetime import UTC, datetime, timedelta
 from functools import partial
 
-from vodou_desktop.cli.output import ensure_embedded, fact_line, print_json
+from vodou_desktop.cli.output import describe_fact, ensure_embedded, fact_line, print_json, wrap
 from vodou_desktop.errors import InvalidInput, NotFound, PolicyRefused
 from vodou_desktop.governance.policy import require
 from vodou_desktop.governance.sitemodes import SiteModes
 from vodou_desktop.ingest.remember import Origin, remember
-from vodou_desktop.pages import host_of
+from vodou_desktop.pages import host_of, site_host
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.search.service import MAX_K, SearchResult
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault import query as q
+from vodou_desktop.vault.clock import to_iso
 from vodou_desktop.vault.entities_store import find_entities
-from vodou_desktop.vault.facts import set_page_link
+from vodou_desktop.vault.facts import GLOBAL_KINDS, set_page_link
 from vodou_desktop.vault.sources import TIERS
+from vodou_desktop.words import FACT_KINDS, LIST_KINDS, score_details, why_matched
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -27,11 +32,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     msub = mem.add_subparsers(dest="mem_command", metavar="ACTION", required=True)
 
     add = msub.add_parser("add", help="remember a fact")
-    add.add_argument("text")
+    add.add_argument("text", help="the memory's text; - reads it from standard input")
     add.add_argument("--project", help="project the fact belongs to (default: global)")
     add.add_argument("--scope", help="scope label (a search boost, not a wall)")
-    add.add_argument("--kind", default="fact", help="fact (default), preference, decision, …")
-    add.add_argument("--url", help="page the fact came from")
+    add.add_argument("--kind", default="fact", choices=FACT_KINDS,
+                     help="fact (default), preference (always global), decision or note")
+    add.add_argument("--url", help="page the fact came from (a full URL, or host/path)")
     add.add_argument("--title", help="title of that page")
     add.add_argument("--tier", default="first_party", choices=TIERS)
     add.add_argument("--json", action="store_true")
@@ -53,8 +59,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     show.set_defaults(func=cmd_show)
 
     lst = msub.add_parser("list", help="list memories, newest first")
-    lst.add_argument("--host", help="only memories from this site (and its subdomains)")
+    lst.add_argument("--host", help="only memories from this site (and its subdomains); a URL works too")
     lst.add_argument("--project", help="only this project and global memories")
+    lst.add_argument("--kind", choices=LIST_KINDS, help="only memories of this kind")
+    lst.add_argument("--since", metavar="WHEN", help="only memories saved since: a date (2026-03-01) or 7d / 12h")
+    lst.add_argument("--pinned", action="store_true", help="only pinned memories")
+    lst.add_argument("--tool", help="only memories written by this tool (an MCP client's name, cli, claude-code, …)")
     lst.add_argument("--forgotten", action="store_true", help="include forgotten memories")
     lst.add_argument("-n", "--limit", type=int, default=50)
     lst.add_argument("--json", action="store_true")
@@ -74,22 +84,59 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             importlib.import_module(f"vodou_desktop.cli.{info.name}").register_mem(msub)
 
 
+def read_text(text: str) -> str:
+    """The memory's text; ``-`` reads standard input (``echo … | vodou mem add -``)."""
+    if text != "-":
+        return text
+    data = sys.stdin.read()
+    if not data.strip():
+        raise InvalidInput("nothing on standard input to remember")
+    return data
+
+
+def page_url(url: str | None) -> str | None:
+    """A page URL as given, or ``host/path`` read as https (a bare host gets ``https://``)."""
+    if url is None:
+        return None
+    url = url.strip()
+    if url and "://" not in url and ":" not in url.split("/")[0]:
+        url = "https://" + url
+    return url
+
+
+def since_time(when: str) -> str:
+    """``--since``: an ISO date or time, or a span back from now (``7d``, ``12h``, ``30m``)."""
+    span = re.fullmatch(r"\s*(\d+)\s*([dhm])\s*", when)
+    if span:
+        unit = {"d": "days", "h": "hours", "m": "minutes"}[span.group(2)]
+        return to_iso(datetime.now(UTC) - timedelta(**{unit: int(span.group(1))}))
+    try:
+        moment = datetime.fromisoformat(when.strip())
+    except ValueError as exc:
+        raise InvalidInput(f"--since {when!r}: give a date like 2026-03-01, or 7d / 12h / 30m") from exc
+    return to_iso(moment if moment.tzinfo else moment.astimezone())
+
+
 def _open(args: argparse.Namespace, model: bool = True) -> Runtime:
     return Runtime.open(args.vault, embedder=None if model else "none")
 
 
 def cmd_add(args: argparse.Namespace) -> int:
     # No model here: adding stays instant; the next search (or the running app) embeds it.
+    text, url = read_text(args.text), page_url(args.url)
     with _open(args, model=False) as rt:
-        if args.url:  # a page attached: the site mode decides, here as in the browser
-            _require_collect(rt, args.url)
-        origin = Origin(kind="cli", tier=args.tier, url=args.url, title=args.title, tool="cli")
-        fact_id = remember(rt.vault, args.text, origin, kind=args.kind, project=args.project, scope=args.scope)
+        if url:  # a page attached: the site mode decides, here as in the browser
+            _require_collect(rt, url)
+        origin = Origin(kind="cli", tier=args.tier, url=url, title=args.title, tool="cli")
+        fact_id = remember(rt.vault, text, origin, kind=args.kind, project=args.project, scope=args.scope)
         fact = rt.vault.read(lambda c: q.get_fact(c, fact_id, FactFilter(project=ALL_PROJECTS)))
         if args.json:
             print_json(fact.as_json())
         else:
             print(f"remembered #{fact.id}" + (f" in {fact.project}" if fact.project else " (global)"))
+        if args.project and fact.project is None and args.kind in GLOBAL_KINDS:
+            print(f"vodou: note: a {args.kind} is about you, so it stays global (--project {args.project} "
+                  "was not applied)", file=sys.stderr)
     return 0
 
 
@@ -117,8 +164,14 @@ def cmd_search(args: argparse.Namespace) -> int:
             print("no matching memories")
         for r in results:
             print(fact_line(r.fact, r.score))
+            for label, turn in (("before", r.before), ("after", r.after)):
+                if turn is not None:
+                    print(f"         {label}: #{turn.id} {turn.text}")
             if args.explain:
-                print("         " + ", ".join(f"{k}={v}" for k, v in r.factors.items()))
+                why = why_matched(r.fact, r.factors, args.query)
+                print(wrap(f"why: {why}", indent="        "))
+                print(wrap("; ".join(f"{name} {value}" for name, value in score_details(r.factors)),
+                           indent="        "))
     return 0
 
 
@@ -141,17 +194,19 @@ def cmd_show(args: argparse.Namespace) -> int:
         if args.json:
             print_json(fact.as_json())
             return 0
-        print(fact_line(fact))
-        for key, value in fact.as_json().items():
-            if key != "text" and value is not None:
-                print(f"  {key}: {value}")
+        for line in describe_fact(fact):
+            print(line)
     return 0
 
 
 def cmd_list(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise InvalidInput("--limit must be at least 1")
-    filt = FactFilter(project=args.project or ALL_PROJECTS, include_forgotten=args.forgotten, host=args.host)
+    filt = FactFilter(project=args.project or ALL_PROJECTS, include_forgotten=args.forgotten,
+                      host=site_host(args.host) if args.host else None, kinds=(args.kind,) if args.kind else (),
+                      tiers=("pinned",) if args.pinned else (),
+                      saved_since=since_time(args.since) if args.since else None,
+                      tools=(args.tool,) if args.tool else ())
     with _open(args, model=False) as rt:
         facts = rt.vault.read(lambda c: q.list_facts(c, filt, limit=args.limit))
         if args.json:

@@ -11,10 +11,11 @@ from vodou_desktop.runtime import Runtime
 
 
 def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    forget = msub.add_parser("forget", help="hide every memory from a site, or one memory (undoable)")
+    forget = msub.add_parser("forget", help="hide every memory from a site or a tool, or one memory (undoable)")
     target = forget.add_mutually_exclusive_group(required=True)
     target.add_argument("--host", help="site to forget, with its subdomains")
     target.add_argument("--id", type=int, help="one memory to forget")
+    target.add_argument("--tool", help="every memory written by this tool (an MCP client's name, cli, …)")
     target.add_argument("--undo", metavar="OP", help="undo a forget by its operation id")
     forget.add_argument("--dry-run", action="store_true", help="only count what would be hidden")
     forget.add_argument("--json", action="store_true")
@@ -34,25 +35,35 @@ def _open(args: argparse.Namespace) -> Runtime:
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
-    if args.dry_run and not args.host:
-        raise InvalidInput("--dry-run goes with --host")
+    if args.dry_run and not (args.host or args.tool):
+        raise InvalidInput("--dry-run goes with --host or --tool")
     with _open(args) as rt:
         forgetting = Forgetting(rt.vault)
         if args.undo:
             result = forgetting.undo(args.undo)
         elif args.id is not None:
             result = forgetting.forget_fact(args.id)
+        elif args.tool is not None:
+            result = forgetting.forget_tool(args.tool, args.dry_run)
         else:
             result = forgetting.forget_host(args.host, args.dry_run)
     if args.json:
         print_json(result)
     elif args.undo:
-        what = f"from {result['host']}" if "host" in result else f"(#{result['id']})"
+        what = (f"from {result['host']}" if "host" in result else f"written by {result['tool']}" if "tool" in result
+                else f"(#{result['id']})")
         print(f"undone {result['op']}: {result['facts_restored']} memories {what} visible again"
               + (f", {result['facts_still_hidden']} still hidden by another forget"
                  if result["facts_still_hidden"] else ""))
     elif args.id is not None:
         print(f"forgot memory #{result['id']}. Undo: vodou mem forget --undo {result['op']}")
+    elif args.tool is not None:
+        sources = ", ".join(f"{n} from {kind}" for kind, n in sorted(result["by_source"].items())) or "none"
+        if args.dry_run:
+            print(f"would forget {result['facts']} memories written by {result['tool']} ({sources})")
+        else:
+            print(f"forgot {result['facts_hidden']} memories written by {result['tool']} ({sources})."
+                  f" Undo: vodou mem forget --undo {result['op']}")
     elif args.dry_run:
         print(f"would forget {result['facts']} memories from {result['host']};"
               f" {result['documents']} library documents would be kept")

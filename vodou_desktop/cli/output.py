@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
+import textwrap
 from typing import Any
 
 from vodou_desktop.governance.ages import format_age
@@ -11,6 +13,7 @@ from vodou_desktop.runtime import Runtime
 from vodou_desktop.search.backfill import backfill
 from vodou_desktop.search.embedder import EmbedderState
 from vodou_desktop.vault import Fact
+from vodou_desktop.words import TIER_WORDS, fact_source, kind_words, project_words
 
 
 def print_json(data: Any) -> None:
@@ -18,13 +21,54 @@ def print_json(data: Any) -> None:
     sys.stdout.write("\n")
 
 
+def width() -> int:
+    """The terminal's width (80 when there is none; COLUMNS wins, as for every terminal tool)."""
+    return max(40, shutil.get_terminal_size((80, 24)).columns)
+
+
+def wrap(text: str, indent: str = "", first: str | None = None) -> str:
+    """``text`` wrapped to the terminal, paragraphs kept, following lines indented by ``indent``."""
+    head = indent if first is None else first
+    lines: list[str] = []
+    for i, para in enumerate(text.splitlines() or [""]):
+        lines.append(textwrap.fill(para, width(), initial_indent=head if i == 0 else indent,
+                                   subsequent_indent=indent, break_long_words=True, break_on_hyphens=False)
+                     or (head if i == 0 else indent).rstrip())
+    return "\n".join(lines)
+
+
 def fact_line(fact: Fact, score: float | None = None) -> str:
+    """One memory for a list: id, project, text, then where from and how old, wrapped to the terminal."""
     where = f" [{fact.project}]" if fact.project else ""
-    host = f" · {fact.site}" if fact.site else ""
     age = format_age(fact.event_time, fact.valid_precision)
     status = " (forgotten)" if fact.forgotten else ""
+    pin = " ★" if fact.tier == "pinned" else ""
     head = f"{score:7.3f} " if score is not None else ""
-    return f"{head}#{fact.id}{where} {fact.text}  — {fact.tier}{host}, {age}{status}"
+    text = " ".join(fact.text.split())
+    line = f"{head}#{fact.id}{pin}{where} {text}  — {kind_words(fact.kind)}, {fact_source(fact)}, {age}{status}"
+    return wrap(line, indent=" " * (len(head) + 4))
+
+
+def describe_fact(fact: Fact) -> list[str]:
+    """``mem show``: one memory in plain words (the raw fields are in ``--json``)."""
+    lines = [f"Memory #{fact.id}" + (" (pinned)" if fact.tier == "pinned" else ""), wrap(fact.text, "  "), ""]
+    rows = [
+        ("Project", project_words(fact.project) + ("" if fact.project else " (seen in every project)")),
+        ("Kind", kind_words(fact.kind)),
+        ("Came from", fact_source(fact) + (f" ({fact.tool})" if fact.tool and fact.tool not in ("cli",) else "")),
+        ("Page", fact.link), ("Page title", fact.title),
+        ("Saved", format_age(fact.created_at, "instant")),
+        ("True as of", format_age(fact.valid_at, fact.valid_precision) if fact.valid_at else None),
+        ("Scope", fact.scope), ("Trust", TIER_WORDS.get(fact.tier, fact.tier)),
+        ("Revision", f"{fact.revision}" + (f", corrects #{fact.predecessor_id}" if fact.predecessor_id else "")),
+    ]
+    if fact.forgotten:
+        rows.append(("Forgotten", f"{format_age(fact.invalid_at, 'instant')} ({fact.invalidated_by or 'no reason'})"
+                                  " — undo with: vodou mem forget --undo OP"))
+    if fact.superseded_by:
+        rows.append(("Replaced by", f"#{fact.superseded_by} (this revision is never recalled)"))
+    lines += [wrap(f"{name}: {value}", indent="  ") for name, value in rows if value]
+    return lines
 
 
 def progress_to_stderr(label: str):  # type: ignore[no-untyped-def]
@@ -43,6 +87,8 @@ MODEL_WAIT_S = 120
 
 def ensure_embedded(rt: Runtime) -> None:
     """Wait for the model (keyword search is the fallback, said on stderr) and embed what is missing."""
+    if rt.embedder.state is EmbedderState.LOADING:
+        print("vodou: loading the model for search by meaning…", file=sys.stderr, flush=True)
     state = rt.embedder.wait(MODEL_WAIT_S)
     if state is EmbedderState.FAILED:
         print(f"vodou: note: embedding model unavailable, keyword search only ({rt.embedder.error})",

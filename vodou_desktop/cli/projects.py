@@ -8,8 +8,10 @@ from pathlib import Path
 from vodou_desktop.cli.output import print_json
 from vodou_desktop.errors import InvalidInput, NotFound
 from vodou_desktop.runtime import Runtime
-from vodou_desktop.vault import projects_store
+from vodou_desktop.vault import ALL_PROJECTS, FactFilter, projects_store
+from vodou_desktop.vault import query as q
 from vodou_desktop.vault.facts import clean_project
+from vodou_desktop.words import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -20,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add.add_argument("path", type=Path)
     add.add_argument("--json", action="store_true")
     add.set_defaults(func=cmd_add)
-    lst = psub.add_parser("list", help="list projects and their folders")
+    lst = psub.add_parser("list", help="list projects: those mapped to a folder and those that hold memories")
     lst.add_argument("--json", action="store_true")
     lst.set_defaults(func=cmd_list)
     rm = psub.add_parser("remove", help="forget a project's folder mapping (its memories stay)")
@@ -46,14 +48,17 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     with Runtime.open(args.vault, embedder="none") as rt:
-        rows = rt.vault.read(projects_store.all_projects)
+        folders = dict(rt.vault.read(projects_store.all_projects))
+        counts = rt.vault.read(lambda c: q.count_facts_by_project(c, FactFilter(project=ALL_PROJECTS)))
+    names = sorted(set(folders) | set(counts))
     if args.json:
-        print_json([{"name": n, "path": p} for n, p in rows])
+        print_json([{"name": n, "path": folders.get(n), "memories": counts.get(n, 0)} for n in names])
         return 0
-    if not rows:
-        print("no projects")
-    for name, path in rows:
-        print(f"{name}\t{path or ''}")
+    if not names:
+        print("no projects yet: add a memory with --project NAME, or map a folder with: vodou projects add NAME PATH")
+    for name in names:
+        folder = folders.get(name)
+        print(f"{name}\t{plural(counts.get(name, 0), 'memory')}\t{folder or '(no folder)'}")
     return 0
 
 

@@ -112,6 +112,27 @@ class Forgetting:
 
         return dict(self.vault.write(job))
 
+    def forget_tool(self, tool: str, dry_run: bool = False) -> dict[str, Any]:
+        """Hide every visible fact written by ``tool`` (an MCP client's name, ``cli``, …) as one
+        operation, undone by ``undo``; with ``dry_run`` only count, by source kind."""
+        tool = _tool_name(tool)
+        if dry_run:
+            def count(conn) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+                ids = r.visible_tool_fact_ids(conn, tool)
+                return {"tool": tool, "dry_run": True, "facts": len(ids), "by_source": r.source_kinds_of(conn, ids)}
+
+            return dict(self.vault.read(count))
+
+        def job(conn, change: Change) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+            ids = r.visible_tool_fact_ids(conn, tool)
+            by_source = r.source_kinds_of(conn, ids)
+            op = r.record_operation(conn, change, r.FORGET_TOOL_KIND, tool, {"facts": len(ids)})
+            hidden = r.stamp_invalid(conn, change, ids, op)
+            return {"op": op, "tool": tool, "dry_run": False, "facts": hidden, "facts_hidden": hidden,
+                    "by_source": by_source}
+
+        return dict(self.vault.write(job))
+
     def _counts(self, host: str) -> dict[str, Any]:
         facts, docs = self.vault.read(lambda c: (len(r.visible_host_fact_ids(c, host)),
                                                  r.live_document_count(c, host)))
@@ -133,8 +154,12 @@ class Forgetting:
             for other, other_host in r.active_forget_operations(conn, op):
                 covered = set(r.visible_host_fact_ids(conn, other_host)) & set(restored)
                 still_hidden += r.stamp_invalid(conn, change, sorted(covered), other)
+            for other, other_tool in r.active_forget_operations(conn, op, r.FORGET_TOOL_KIND):
+                covered = set(r.visible_tool_fact_ids(conn, other_tool)) & set(restored)
+                still_hidden += r.stamp_invalid(conn, change, sorted(covered), other)
             r.reelect_canonicals(conn, change, r.group_ids(conn, restored))
-            target = {"host": record["target"]} if record["kind"] == r.FORGET_KIND else {"id": int(record["target"])}
+            target = {r.FORGET_KIND: {"host": record["target"]}, r.FORGET_TOOL_KIND: {"tool": record["target"]}
+                      }.get(record["kind"]) or {"id": int(record["target"])}
             return {"op": op, **target, "facts_restored": len(restored) - still_hidden,
                     "facts_still_hidden": still_hidden}
 
@@ -164,9 +189,17 @@ class Forgetting:
             ids = sorted(r.lineage(conn, r.all_host_fact_ids(conn, host)))
             deleted = r.delete_facts(conn, change, ids)
             docs = r.live_document_count(conn, host)
-            op = r.record_operation(conn, change, "erase_host", host, {"facts": deleted, "documents": docs})
+            keyed = r.keyed_host(conn, change, host)  # the operation must not keep the erased host's name
+            r.redact_host_targets(conn, change, host, keyed)
+            op = r.record_operation(conn, change, r.ERASE_HOST_KIND, keyed, {"facts": deleted, "documents": docs})
             return {"op": op, "host": host, "facts_erased": deleted, "documents_kept": docs}
 
         result = dict(self.vault.write(job))
         self.vault.checkpoint()
         return result
+
+
+def _tool_name(tool: str) -> str:
+    if not isinstance(tool, str) or not tool.strip():
+        raise InvalidInput("name the tool whose memories to forget (for example the MCP client's name)")
+    return tool.strip()

@@ -24,7 +24,7 @@ from vodou_desktop.ingest.remember import Origin, remember, save_document
 from vodou_desktop.pages import page_key
 from vodou_desktop.search import keyword
 from vodou_desktop.search.service import SearchService
-from vodou_desktop.vault import ALL_PROJECTS, Change, Document, Fact, FactFilter, Vault
+from vodou_desktop.vault import ALL_PROJECTS, Change, Document, Fact, FactFilter, Vault, projects_store
 from vodou_desktop.vault import query as q
 from vodou_desktop.vault.facts import set_page_link
 
@@ -118,8 +118,15 @@ def html_to_text(html: str) -> str:
     return "\n\n".join(p for p in paragraphs if p)
 
 
+def project_names(conn: Any) -> list[str]:
+    """Projects that hold memories or are mapped to a folder, by name (the panels' project picker)."""
+    named = {name for name, _path in projects_store.all_projects(conn)}
+    return sorted(named | set(q.count_facts_by_project(conn, FactFilter(project=ALL_PROJECTS))))
+
+
 def _empty_match(resolution: Resolution) -> dict[str, Any]:
-    return {"mode": resolution.mode, "reason": resolution.reason, "facts": [], "documents": [], "related": []}
+    return {"mode": resolution.mode, "reason": resolution.reason, "facts": [], "documents": [], "related": [],
+            "projects": []}
 
 
 def _empty_probe(resolution: Resolution) -> dict[str, Any]:
@@ -149,20 +156,27 @@ class PageMemory:
     @page_operation("read", empty=_empty_match)
     def match(self, url: str, title: str | None = None, page_context: str | None = None,
               project: str | None = None) -> dict[str, Any]:
-        """Memory for the side panel: exact facts and documents from this page, then meaning matches."""
+        """Memory for the side panel.
+
+        "From this page" is the owner's view and exactly the set the probe counts: every fact and
+        document saved from this page, from every project, each carrying its ``project``. The
+        chosen ``project`` scopes only the meaning matches (``related``), behind the project wall.
+        ``projects`` names the projects that hold memories, for the panel's project picker.
+        """
         resolution = current_resolution()
         key = page_key(url)
-        filt = FactFilter(project=project)
-        facts, documents = self.vault.read(lambda c: (q.facts_for_page(c, key, filt),
-                                                      q.documents_for_page(c, key, filt)))
+        owner = FactFilter(project=ALL_PROJECTS)
+        facts, documents, projects = self.vault.read(lambda c: (
+            q.facts_for_page(c, key, owner), q.documents_for_page(c, key, owner),
+            project_names(c)))
         related: list[dict[str, Any]] = []
         query = " ".join(p for p in (title, page_context) if p)
         if page_context and query.strip():
             exact = {f.id for f in facts}
-            results = self.search.search(query, filt, k=RELATED_K + len(exact))
+            results = self.search.search(query, FactFilter(project=project), k=RELATED_K + len(exact))
             related = [r.as_json() for r in results if r.fact.id not in exact][:RELATED_K]
         return {"mode": resolution.mode, "reason": resolution.reason, "facts": [f.as_json() for f in facts],
-                "documents": [d.as_json() for d in documents], "related": related}
+                "documents": [d.as_json() for d in documents], "related": related, "projects": projects}
 
     @page_operation("read", empty=_empty_probe)
     def probe(self, url: str) -> dict[str, Any]:

@@ -32,7 +32,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 ACCESS = ("read", "suggest", "write")
 ALLOWED_MODES = {"read": ("suggest", "collect"), "suggest": ("suggest", "collect"), "write": ("collect",)}
 URL_PARAMS = ("url", "page_url")
-GOVERNED_PACKAGES = ("vodou_desktop.governance", "vodou_desktop.bridge", "vodou_desktop.ingest")
+GOVERNED_PACKAGES = ("vodou_desktop.governance", "vodou_desktop.bridge", "vodou_desktop.ingest", "vodou_desktop.mcp")
 # Parameter names that mean "this function is about a page or a site".
 PAGE_PARAM_NAMES = frozenset({"url", "page_url", "host", "url_or_host", "source_url", "page_host", "source_host"})
 

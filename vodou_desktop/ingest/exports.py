@@ -171,6 +171,25 @@ def _claude_text(msg: dict[str, Any], where: str) -> str:
                      if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)).strip()
 
 
+def guess_format(data: list[Any]) -> str | None:
+    """Which export this looks like, from its first conversation (None when it is unclear)."""
+    first = next((c for c in data if isinstance(c, dict)), None)
+    if first is None:
+        return None
+    if "mapping" in first:
+        return "chatgpt"
+    if "chat_messages" in first:
+        return "claude"
+    return None
+
+
+def check_format(data: list[Any], fmt: str, path: Any) -> None:
+    """A file of the other format is refused before any write, naming the importer to use."""
+    guessed = guess_format(data)
+    if guessed is not None and guessed != fmt:
+        raise InvalidInput(f"{path} looks like a {guessed} export, not {fmt}: run `vodou import {guessed} {path}`")
+
+
 def conversations(data: list[Any], fmt: str) -> Iterator[Conversation | MalformedConversation]:
     """Each conversation of the export, or the error that makes it unreadable."""
     if fmt not in FORMATS:

@@ -12,12 +12,15 @@ import re
 
 OPEN = "<vodou:context>"
 CLOSE = "</vodou:context>"
+_FENCE_TAG = re.compile(r"</?\s*vodou:context\b[^>]*>?", re.IGNORECASE)
 _FENCED = re.compile(r"<vodou:context\b[^>]*>.*?(?:</vodou:context>|\Z)", re.DOTALL | re.IGNORECASE)
 
 
-def fence(page_text: str) -> str:
-    """Wrap page text for a model prompt, so that every later path can strip it."""
-    return f"{OPEN}\n{page_text.replace(CLOSE, '')}\n{CLOSE}"
+def fence(page_text: str, kind: str | None = None) -> str:
+    """Wrap page text (or recalled memory: ``kind="recall"``) for a model prompt, so that every later
+    path can strip it."""
+    opening = f'<vodou:context kind="{kind}">' if kind else OPEN
+    return f"{opening}\n{_FENCE_TAG.sub('', page_text)}\n{CLOSE}"
 
 
 def strip_context(text: str) -> str:

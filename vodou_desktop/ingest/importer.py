@@ -23,11 +23,14 @@ from typing import Any
 
 import apsw
 
+from vodou_desktop.errors import InvalidInput
 from vodou_desktop.ingest.exports import (
     MAX_EXPORT_BYTES,
     Conversation,
     MalformedConversation,
+    check_format,
     conversations,
+    guess_format,
     load_export,
 )
 from vodou_desktop.ingest.window import Entry, store_window
@@ -58,10 +61,16 @@ def message_key(fmt: str, conv: Conversation, msg_id: str, text: str) -> str:
     return f"import:{fmt}:{digest}"
 
 
+AUTO = "auto"  # guess the format from the file (the desktop's Import…)
+
+
 def import_export(vault: Vault, path: Path, fmt: str, *, progress: Progress | None = None,
                   cancel: threading.Event | None = None, max_bytes: int = MAX_EXPORT_BYTES) -> ImportReport:
     """Import one export file; file-level problems raise ``InvalidInput`` before any write."""
     data = load_export(Path(path), max_bytes)
+    if fmt == AUTO:
+        fmt = guess_format(data) or _unknown_format(path)
+    check_format(data, fmt, path)
     report = ImportReport(fmt, conversations=len(data))
     for done, item in enumerate(conversations(data, fmt), start=1):
         if cancel is not None and cancel.is_set():
@@ -73,6 +82,10 @@ def import_export(vault: Vault, path: Path, fmt: str, *, progress: Progress | No
         if progress:
             progress(done, report.conversations)
     return report
+
+
+def _unknown_format(path: Path) -> str:
+    raise InvalidInput(f"{path} is neither a ChatGPT nor a Claude conversations export")
 
 
 def _import_conversation(vault: Vault, conv: Conversation, fmt: str, report: ImportReport) -> None:

@@ -84,9 +84,13 @@ def prompt_text(obj: dict[str, Any]) -> str | None:
 
 
 class SessionWatcher:
-    def __init__(self, vault: Vault, claude_dir: Path, inbox_dir: Path, *, flush_after: float = 5.0,
+    """Watches the Claude Code folder and the inbox; either may be None (the app runs one of each)."""
+
+    def __init__(self, vault: Vault, claude_dir: Path | None, inbox_dir: Path | None, *, flush_after: float = 5.0,
                  poll: float = 0.2, embedder: Embedder | None = None) -> None:
-        self.vault, self.claude_dir, self.inbox_dir = vault, Path(claude_dir), Path(inbox_dir)
+        self.vault = vault
+        self.claude_dir = Path(claude_dir) if claude_dir is not None else None
+        self.inbox_dir = Path(inbox_dir) if inbox_dir is not None else None
         self.embedder = embedder
         self.flush_after, self.poll = flush_after, poll
         self.stats = WatchStats()
@@ -98,13 +102,18 @@ class SessionWatcher:
         self._thread = threading.Thread(target=self._run, name="vodou-capture-watch", daemon=True)
 
     # -- lifecycle ---------------------------------------------------------------------------
-    def start(self) -> SessionWatcher:
-        for folder in (self.claude_dir, self.inbox_dir):
-            folder.mkdir(parents=True, exist_ok=True)
+    def folders(self) -> list[Path]:
+        return [f for f in (self.claude_dir, self.inbox_dir) if f is not None]
+
+    def start(self, create: bool = True) -> SessionWatcher:
+        """Watch; missing folders are created unless ``create`` is False (then they must exist)."""
+        for folder in self.folders():
+            if create:
+                folder.mkdir(parents=True, exist_ok=True)
         self._observer = Observer()
         handler = _Dirty(self._mark)
-        self._observer.schedule(handler, str(self.claude_dir), recursive=True)
-        self._observer.schedule(handler, str(self.inbox_dir), recursive=True)
+        for folder in self.folders():
+            self._observer.schedule(handler, str(folder), recursive=True)
         self._observer.start()
         self._mark_all()  # what was appended while nobody watched
         self._thread.start()
@@ -125,8 +134,29 @@ class SessionWatcher:
             self._dirty.add(path)
 
     def _mark_all(self) -> None:
-        for path in list(self.claude_dir.rglob("*.jsonl")) + list(self.inbox_dir.rglob("*")):
+        sessions = list(self.claude_dir.rglob("*.jsonl")) if self.claude_dir else []
+        for path in sessions + (list(self.inbox_dir.rglob("*")) if self.inbox_dir else []):
             self._mark(path)
+
+    def skip_to_end(self) -> int:
+        """Treat everything already in the session files as read (call before ``start``): what was
+        written while capture was paused, or before the person agreed to it, is never captured."""
+        if self.claude_dir is None or not self.claude_dir.is_dir():
+            return 0
+        seen: list[tuple[str, str]] = []
+        for path in self.claude_dir.rglob("*.jsonl"):
+            try:
+                st = path.stat()
+            except FileNotFoundError:
+                continue
+            seen.append((f"watch:{path}", json.dumps({"offset": st.st_size, "inode": st.st_ino})))
+
+        def job(conn: apsw.Connection, change: Change) -> None:
+            for key, value in seen:
+                store.mark_seen(conn, change, key, value)
+
+        self.vault.write(job)
+        return len(seen)
 
     def _run(self) -> None:
         while not self._stop.wait(self.poll):
@@ -154,9 +184,9 @@ class SessionWatcher:
                 self._mark(path)  # not settled yet: look again next round
 
     def _process(self, path: Path) -> bool:
-        if path.suffix == ".jsonl" and self.claude_dir in path.parents:
+        if path.suffix == ".jsonl" and self.claude_dir is not None and self.claude_dir in path.parents:
             self._read_session(path)
-        elif path.suffix in INBOX_SUFFIXES and self.inbox_dir in path.parents:
+        elif path.suffix in INBOX_SUFFIXES and self.inbox_dir is not None and self.inbox_dir in path.parents:
             return self._read_inbox(path)
         return True
 

@@ -1,8 +1,12 @@
-"""Turning any user string into a safe FTS5 MATCH expression.
+"""Turning any user string into safe FTS5 MATCH expressions.
 
 User text is never passed to MATCH as-is: it is split into word tokens, each token is quoted
 (so ``AND``, ``NEAR``, ``*``, ``:``, quotes and parentheses are just characters), and the tokens are
 joined. Empty, emoji-only or punctuation-only input gives no expression and no keyword results.
+
+Function words (articles, pronouns, auxiliaries, question words) are dropped unless nothing else is
+left, so a question's "did", "she" or "how many" is never required and never ranks anything. The
+index stems with Porter, so "herons" matches "heron" and "researching" matches "research".
 """
 
 from __future__ import annotations
@@ -12,9 +16,25 @@ import re
 MAX_TERMS = 24
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
-    "a an and are as at be but by do does for from had has have how i if in into is it its me my "
-    "no not of on or our so that the their them then there these they this to was we were what "
-    "when where which who why will with you your".split()
+    # articles, conjunctions, prepositions
+    "a an and or but nor so yet if then than as at by for from in into of off on onto out over to up "
+    "upon with within without about above after again against along among around before behind below "
+    "beneath beside between beyond during except inside since through throughout till toward "
+    "towards under until via "
+    # pronouns and determiners
+    "i me my mine myself we us our ours ourselves you your yours yourself yourselves he him his himself "
+    "she her hers herself it its itself they them their theirs themselves this that these those "
+    "someone something anyone anything everyone everything all any both each either neither every "
+    "few more most other another some such own same one ones "
+    # auxiliaries and modals (not "may": it is also a month)
+    "am is are was were be been being have has had having do does did doing done will would shall "
+    "should can could might must ought "
+    # question words and other function words
+    "what when where which who whom whose why how whether "
+    "not no yes very too also just only ever even still already quite rather really much many "
+    "there here now ok okay oh well get got go going gone let lets "
+    "s t d ll m re ve don didn doesn isn aren wasn weren hasn haven hadn won wouldn shouldn couldn"
+    .split()
 )
 
 
@@ -29,10 +49,30 @@ def terms(text: str) -> list[str]:
     return (content or unique)[:MAX_TERMS]
 
 
+def quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
 def match_expression(text: str, mode: str = "and") -> str | None:
     """``"a" "b"`` (all terms) or ``"a" OR "b"`` (any term); ``None`` when there is nothing to match."""
     found = terms(text)
     if not found:
         return None
-    quoted = ['"' + w.replace('"', '""') + '"' for w in found]
+    quoted = [quote(w) for w in found]
     return " OR ".join(quoted) if mode == "or" else " ".join(quoted)
+
+
+def any_of_rare(rare: list[str], common: list[str]) -> str | None:
+    """Rows holding any rare term, ranked by every term.
+
+    ``(r1 OR r2) AND (r1 OR r2 OR c1 OR c2)``: the rows are those of the rare terms' short lists
+    (FTS5 seeks into the common terms' lists instead of reading them), and bm25 still scores the
+    common terms in those rows. With no common term it is the plain OR of the rare terms.
+    """
+    if not rare:
+        return None
+    rare_or = " OR ".join(quote(t) for t in rare)
+    if not common:
+        return rare_or
+    every = " OR ".join(quote(t) for t in [*rare, *common])
+    return f"({rare_or}) AND ({every})"

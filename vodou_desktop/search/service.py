@@ -1,23 +1,31 @@
-"""Hybrid search: keyword (FTS5 bm25) and meaning (cosine), fused, then weighted (SEARCH-2).
+"""Hybrid search: keyword (FTS5 bm25) and meaning (cosine), fused, shared along conversations, then
+weighted (SEARCH-2).
 
-Fusion is a min-max linear blend: each path's scores are scaled to [0, 1] over its own candidates
-and combined as ``alpha * keyword + (1 - alpha) * vector``. On a conversational memory set it ranked
-better than reciprocal rank fusion (``bench/fusion.py`` measures both). Then each result is
-weighted by provenance tier, duplicate status and scope. Every factor is kept for ``explain``.
+1. Candidates: the best ``KEYWORD_POOL`` rows holding any of the query's terms (bm25, Porter-stemmed
+   text plus a dated memory's date in words), the ``VECTOR_POOL`` nearest by cosine, and the turns
+   next to the best ``NEIGHBOUR_POOL`` of them in their conversation. The pools are fixed, so the
+   first results never depend on ``k``.
+2. Fusion (``fusion.py``): each path's scores normalised over the candidates, blended.
+3. Conversation context: a turn takes a share of the turn before it (the one it answers) and after
+   it (its reply), so an answer is found through its question.
+4. Weights: provenance tier, duplicate status and scope. Every factor is kept for ``explain``.
 
 Hard predicates (project wall, soft delete, supersession, no document chunks) are applied by the
-vault's query builder on both paths; the vector path only proposes candidate ids.
+vault's query builder on every path, neighbours included; the vector path only proposes ids.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
+import numpy as np
+
 from vodou_desktop.search import keyword
 from vodou_desktop.search.embedder import Embedder
+from vodou_desktop.search.fusion import FusionParams, keyword_weight, normalise
 from vodou_desktop.search.vectors import VectorIndex
 from vodou_desktop.vault import Fact, FactFilter, Vault
 from vodou_desktop.vault import query as q
@@ -27,16 +35,16 @@ log = logging.getLogger(__name__)
 TIER_WEIGHTS = {"pinned": 1.1, "first_party": 1.0, "capture": 0.925, "import": 0.85}
 DUPLICATE_WEIGHT = 0.4
 SCOPE_WEIGHT = 2.0
-# Keyword share of the blend. bench/fusion.py (81 questions over 147 conversational facts): MRR@10
-# 0.913 at 0.2-0.3, 0.905 at 0.4, 0.821 at 0.5, 0.808 for RRF; exact-term questions stay at 1.0
-# down to 0.2. Higher alphas let incidental word matches bury a paraphrase's meaning match.
-ALPHA = 0.3
-FUSIONS = ("minmax", "rrf")
-RRF_K = 60
-# Below this cosine a sentence is unrelated for all-MiniLM-L6-v2; such vector hits are dropped and
-# the floor is the "min" of the vector path's min-max scaling, so a weak best hit never scores 1.0.
+# Chosen on the dev split of bench.quality (python -m bench.tune --split dev; bench/RESULTS.md).
+FUSION = FusionParams()
+# Below this cosine a sentence is unrelated for all-MiniLM-L6-v2; such vector hits are dropped.
 MIN_COSINE = 0.25
 MAX_K = 200
+# Candidates per path: fixed, so that the first results never depend on how many were asked for.
+KEYWORD_POOL = 100
+VECTOR_POOL = 100
+NEIGHBOUR_POOL = 50
+PRE_BLEND = FusionParams(method="zscore", keyword_weight=0.5)
 COMMON_TERM_MIN = 2_000
 MAX_QUERY_CHARS = 10_000
 
@@ -46,129 +54,199 @@ class SearchResult:
     fact: Fact
     score: float
     factors: dict[str, Any] = field(default_factory=dict)
+    before: Fact | None = None  # the turn before it in its conversation (the one it answers)
+    after: Fact | None = None  # the turn after it (the reply)
 
     def as_json(self, explain: bool = False) -> dict[str, Any]:
         data = self.fact.as_json()
         data["score"] = round(self.score, 6)
+        data["neighbours"] = {"before": _brief(self.before), "after": _brief(self.after)}
         if explain:
             data["explain"] = self.factors
         return data
 
 
+def _brief(fact: Fact | None) -> dict[str, Any] | None:
+    return None if fact is None else {"id": fact.id, "text": fact.text, "valid_at": fact.event_time}
+
+
+@dataclass
+class Candidates:
+    """One query's candidates with their raw scores (what ``rank`` fuses; reused by bench.tune)."""
+
+    kw: dict[int, float]  # match strength: -bm25, higher is better
+    vec: dict[int, float]  # cosine, for every candidate when the model is on
+    found_by_vector: set[int]
+    before: dict[int, int]  # id -> the visible turn before it
+    after: dict[int, int]
+    facts: dict[int, Fact]
+    semantic: bool
+    anchors: set[int] = field(default_factory=set)  # the ids whose neighbours were read
+
+
 class SearchService:
     def __init__(self, vault: Vault, embedder: Embedder | None = None, index: VectorIndex | None = None,
-                 alpha: float = ALPHA, fusion: str = "minmax") -> None:
-        if fusion not in FUSIONS:
-            raise ValueError(f"fusion must be one of {FUSIONS}, not {fusion!r}")
+                 params: FusionParams = FUSION) -> None:
         self.vault = vault
         self.embedder = embedder
         self.index = index if index is not None else VectorIndex(vault)
-        self.alpha = alpha
-        self.fusion = fusion  # "rrf" is kept for bench/fusion.py's comparison
+        self.params = params
 
     @property
     def semantic(self) -> bool:
         return self.embedder is not None and self.embedder.ready
 
-    def search(self, text: str, filt: FactFilter | None = None, *, scope: str | None = None,
+    def search(self, text: str, filt: FactFilter | str | None = None, *, scope: str | None = None,
                k: int = 10) -> list[SearchResult]:
-        """Top ``k`` facts for ``text`` under ``filt``. Any string is safe; none raises."""
-        filt = filt or FactFilter()
+        """Top ``k`` facts for ``text`` under ``filt`` (a project name means that project's facts
+        plus global ones). Any string is safe; none raises."""
+        filt = FactFilter(project=filt) if isinstance(filt, str) else filt or FactFilter()
         k = max(1, min(int(k), MAX_K))
-        text = (text or "")[:MAX_QUERY_CHARS]
-        pool = max(50, k * 5)
-        kw = self._keyword(text, filt, pool, k)
-        vec = self._vector(text, filt, pool) if self.semantic else {}
-        facts = self._hydrate(set(kw) | set(vec), filt)
-        if self.fusion == "rrf":
-            kw_norm, vec_norm = _rrf({i: -s for i, s in kw.items()}), _rrf(vec)
-        else:
-            # Keyword path alone: scale from 0, so the last of two real matches does not score 0
-            # (same order either way); in a blend, the plain min-max measured better (bench.fusion).
-            kw_norm = _minmax({i: -s for i, s in kw.items()}, floor=None if vec else 0.0)
-            vec_norm = _minmax(vec, floor=MIN_COSINE)
-        results = [self._score(f, kw, vec, kw_norm, vec_norm, scope) for f in facts.values()]
-        results.sort(key=lambda r: (-r.score, -r.fact.id))
-        return results[:k]
+        cands = self.gather(text, filt)
+        results = self.rank(cands, self.params, scope)[:k]
+        return self._with_neighbours(results, cands, filt)
 
-    def _keyword(self, text: str, filt: FactFilter, pool: int, k: int) -> dict[int, float]:
-        """bm25 per id (lower is better in SQLite). All terms first; when that finds fewer than
-        ``k``, any of the terms — leaving out very common ones, whose OR would make FTS5 score a large
-        share of the vault (170 ms at 1M chunks) while adding little: meaning search covers them."""
+    # -- candidates ----------------------------------------------------------------------
+    def gather(self, text: str, filt: FactFilter, params: FusionParams | None = None) -> Candidates:
+        params = params or self.params
+        text = (text or "")[:MAX_QUERY_CHARS]
+        kw = {i: -s for i, s in self._keyword(text, filt, KEYWORD_POOL, params.context_weight).items()}
+        qvec = self.embedder.encode_one(text) if self.semantic and text.strip() else None  # type: ignore[union-attr]
+        vec = self._vector(qvec, filt, VECTOR_POOL) if qvec is not None else {}
+        found_by_vector = set(vec)
+        if qvec is not None:
+            vec.update(self._cosines(qvec, set(kw) - set(vec)))
+        cands = Candidates(kw, vec, found_by_vector, {}, {}, {}, qvec is not None)
+        # Neighbours of the best candidates by a plain blend (a fixed number, whatever k or the fusion).
+        pre = _fusion(cands, PRE_BLEND, sorted(set(kw) | set(vec)))[0]
+        best = sorted(pre, key=lambda i: (-pre[i], i))[:NEIGHBOUR_POOL]
+        cands.anchors = set(best)
+        _place(self.vault.read(partial(q.thread_neighbour_ids, ids=best, f=filt)), cands.before, cands.after)
+        extra = (set(cands.before.values()) | set(cands.after.values())) - set(kw) - set(vec)
+        if qvec is not None and extra:
+            vec.update(self._cosines(qvec, extra))
+        cands.facts = self._hydrate(set(kw) | set(vec) | extra, filt)
+        return cands
+
+    def _keyword(self, text: str, filt: FactFilter, pool: int, context_weight: float) -> dict[int, float]:
+        """bm25 per id (lower is better in SQLite), best ``pool`` of the rows holding any of the
+        query's terms, ranked by all of them. Very common terms (in over 1% of chunks) do not pick
+        rows, because an OR over them makes FTS5 score a large share of the vault (170 ms at 1M
+        chunks), but they still count in the rows' scores; when every term is common the rows must
+        hold them all."""
         terms = keyword.terms(text)
-        expr = keyword.match_expression(text, "and")
+        if not terms:
+            return {}
+        common = set(self.vault.read(lambda c: _common_terms(c, terms)))
+        rare = [t for t in terms if t not in common]
+        expr = (keyword.any_of_rare(rare, [t for t in terms if t in common]) if rare
+                else keyword.match_expression(" ".join(terms), "and"))
         if expr is None:
             return {}
-        hits = dict(self.vault.read(partial(q.keyword_search, match=expr, f=filt, limit=pool)))
-        if len(hits) >= k or len(terms) < 2:
-            return hits
-        rare = self.vault.read(lambda c: _rare_terms(c, terms))
-        expr = keyword.match_expression(" ".join(rare), "or") if rare else None
-        if expr is not None:
-            for chunk_id, bm25 in self.vault.read(partial(q.keyword_search, match=expr, f=filt, limit=pool)):
-                hits.setdefault(chunk_id, bm25)
-        return hits
+        return dict(self.vault.read(partial(q.keyword_search, match=expr, f=filt, limit=pool,
+                                            context_weight=context_weight)))
 
-    def _vector(self, text: str, filt: FactFilter, pool: int) -> dict[int, float]:
+    def _vector(self, qvec: np.ndarray, filt: FactFilter, pool: int) -> dict[int, float]:
         """Cosine per id, for candidates that pass the filter; widens until ``pool`` pass."""
-        if not text.strip():
-            return {}
-        assert self.embedder is not None
-        qvec = self.embedder.encode_one(text)
         n, total = pool * 4, len(self.index)
         while True:
             cands = self.index.top(qvec, n)
             ok = self.vault.read(partial(q.allowed_ids, ids=[i for i, _ in cands], f=filt))
             found = {i: s for i, s in cands if i in ok and s >= MIN_COSINE}
             if len(found) >= pool or n >= total or (cands and cands[-1][1] < MIN_COSINE):
-                return dict(sorted(found.items(), key=lambda kv: -kv[1])[:pool])
+                return dict(sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))[:pool])
             n *= 8
+
+    def _cosines(self, qvec: np.ndarray, ids: set[int]) -> dict[int, float]:
+        """Exact cosines of candidates the vector path did not propose (stored vectors of its width)."""
+        if not ids:
+            return {}
+        rows = self.vault.read(lambda c: q.embeddings_for(c, sorted(ids)))
+        width = qvec.shape[0] * 4
+        return {i: float(np.frombuffer(b, dtype="<f4") @ qvec) for i, b in rows if len(b) == width}
 
     def _hydrate(self, ids: set[int], filt: FactFilter) -> dict[int, Fact]:
         if not ids:
             return {}
         return {f.id: f for f in self.vault.read(lambda c: q.facts_by_ids(c, sorted(ids), filt))}
 
-    def _score(self, fact: Fact, kw: dict[int, float], vec: dict[int, float], kw_norms: dict[int, float],
-               vec_norms: dict[int, float], scope: str | None) -> SearchResult:
-        kw_norm = kw_norms.get(fact.id, 0.0)
-        vec_norm = vec_norms.get(fact.id, 0.0)
-        alpha = self.alpha if vec else 1.0
-        fused = alpha * kw_norm + (1 - alpha) * vec_norm
-        tier_w = TIER_WEIGHTS.get(fact.tier, 1.0)
-        dup_w = 1.0 if fact.is_canonical else DUPLICATE_WEIGHT
-        scope_w = SCOPE_WEIGHT if scope and fact.scope == scope else 1.0
-        score = fused * tier_w * dup_w * scope_w
-        factors = {
-            "path": "hybrid" if vec else "keyword",
-            "keyword_bm25": kw.get(fact.id), "keyword_norm": round(kw_norm, 6),
-            "vector_cosine": vec.get(fact.id), "vector_norm": round(vec_norm, 6),
-            "fusion": self.fusion, "alpha": alpha, "fused": round(fused, 6),
-            "tier": fact.tier, "tier_weight": tier_w,
-            "canonical": fact.is_canonical, "duplicate_weight": dup_w,
-            "scope": fact.scope, "query_scope": scope, "scope_weight": scope_w,
-            "final": round(score, 6),
-        }
-        return SearchResult(fact, score, factors)
+    # -- ranking -------------------------------------------------------------------------
+    def rank(self, cands: Candidates, params: FusionParams, scope: str | None = None,
+             explain: bool = True) -> list[SearchResult]:
+        """Every candidate, best first: fused, shared with its neighbours, weighted. ``explain``
+        false leaves the factors out (bench.tune ranks each question under many configurations)."""
+        ids = sorted(cands.facts)
+        fused, kw_norm, vec_norm, w_kw = _fusion(cands, params, ids)
+        results = []
+        for i in ids:
+            fact = cands.facts[i]
+            prev, nxt = cands.before.get(i), cands.after.get(i)
+            from_before = params.before_share * fused.get(prev, 0.0) if prev is not None else 0.0
+            from_after = params.after_share * fused.get(nxt, 0.0) if nxt is not None else 0.0
+            shared = fused[i] + from_before + from_after
+            if i not in cands.kw and i not in cands.found_by_vector and from_before + from_after <= 0:
+                continue  # only a neighbour, and it took nothing from the turn it is next to
+            tier_w = TIER_WEIGHTS.get(fact.tier, 1.0)
+            dup_w = 1.0 if fact.is_canonical else DUPLICATE_WEIGHT
+            scope_w = SCOPE_WEIGHT if scope and fact.scope == scope else 1.0
+            score = shared * tier_w * dup_w * scope_w
+            factors = {
+                "path": "hybrid" if cands.semantic else "keyword",
+                "keyword_bm25": round(-cands.kw[i], 6) if i in cands.kw else None,
+                "keyword_norm": round(kw_norm[i], 6),
+                "vector_cosine": round(cands.vec[i], 6) if i in cands.vec else None,
+                "vector_norm": round(vec_norm[i], 6),
+                "fusion": params.method, "keyword_weight": round(w_kw, 6), "fused": round(fused[i], 6),
+                "before_id": prev, "from_before": round(from_before, 6),
+                "after_id": nxt, "from_after": round(from_after, 6), "shared": round(shared, 6),
+                "tier": fact.tier, "tier_weight": tier_w,
+                "canonical": fact.is_canonical, "duplicate_weight": dup_w,
+                "scope": fact.scope, "query_scope": scope, "scope_weight": scope_w,
+                "final": round(score, 6),
+            } if explain else {}
+            results.append(SearchResult(fact, score, factors))
+        results.sort(key=lambda r: (-r.score, -r.fact.id))
+        return results
+
+    def _with_neighbours(self, results: list[SearchResult], cands: Candidates,
+                         filt: FactFilter) -> list[SearchResult]:
+        """Each result with the turns before and after it (read for those the ranking did not see)."""
+        missing = [r.fact.id for r in results if r.fact.id not in cands.anchors]
+        before, after = dict(cands.before), dict(cands.after)
+        if missing:
+            _place(self.vault.read(partial(q.thread_neighbour_ids, ids=missing, f=filt)), before, after)
+        wanted = {x for r in results for x in (before.get(r.fact.id), after.get(r.fact.id)) if x is not None}
+        facts = dict(cands.facts)
+        facts.update(self._hydrate(wanted - set(facts), filt))
+        return [replace(r, before=facts.get(before.get(r.fact.id, -1)), after=facts.get(after.get(r.fact.id, -1)))
+                for r in results]
 
 
-def _rare_terms(conn: Any, terms: list[str]) -> list[str]:
-    """The terms found in at most 1% of chunks (at least ``COMMON_TERM_MIN``)."""
+def _place(rows: list[tuple[int, int, int]], before: dict[int, int], after: dict[int, int]) -> None:
+    """Record each anchor's neighbours, and the anchor as its neighbour's neighbour."""
+    for anchor, offset, other in rows:
+        if offset < 0:
+            before[anchor] = other
+            after.setdefault(other, anchor)
+        elif offset > 0:
+            after[anchor] = other
+            before.setdefault(other, anchor)
+
+
+def _fusion(cands: Candidates, params: FusionParams,
+            ids: list[int]) -> tuple[dict[int, float], dict[int, float], dict[int, float], float]:
+    """(fused, keyword norm, vector norm, keyword weight) for ``ids``."""
+    if not cands.semantic:
+        # Keyword path alone: scaled from 0, so the last of two real matches does not score 0.
+        kw_norm = normalise(cands.kw, ids, "minmax", floor=0.0)
+        return kw_norm, kw_norm, {i: 0.0 for i in ids}, 1.0
+    kw_norm = normalise(cands.kw, ids, params.method)
+    vec_norm = normalise(cands.vec, ids, params.method, floor=MIN_COSINE)
+    w = keyword_weight(params, cands.kw)
+    return {i: w * kw_norm[i] + (1 - w) * vec_norm[i] for i in ids}, kw_norm, vec_norm, w
+
+
+def _common_terms(conn: Any, terms: list[str]) -> list[str]:
+    """The terms found in more than 1% of chunks (and more than ``COMMON_TERM_MIN``)."""
     cap = max(COMMON_TERM_MIN, q.chunk_count_estimate(conn) // 100)
-    return [t for t in terms if not q.term_is_common(conn, keyword.match_expression(t) or '""', cap)]
-
-
-def _minmax(scores: dict[int, float], floor: float | None = None) -> dict[int, float]:
-    if not scores:
-        return {}
-    lo = min(scores.values()) if floor is None else floor
-    hi = max(scores.values())
-    if hi - lo < 1e-12:
-        return {i: 1.0 for i in scores}
-    return {i: (s - lo) / (hi - lo) for i, s in scores.items()}
-
-
-def _rrf(scores: dict[int, float]) -> dict[int, float]:
-    """Reciprocal rank fusion's term ``1 / (k + rank)``, rank 1 for the highest score."""
-    ranked = sorted(scores, key=lambda i: -scores[i])
-    return {i: 1.0 / (RRF_K + rank) for rank, i in enumerate(ranked, start=1)}
+    return [t for t in terms if q.term_is_common(conn, keyword.quote(t), cap)]

@@ -9,11 +9,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject
-from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 
 MODES = ("off", "suggest", "collect")
-MODE_LABELS = {"off": "Off — never read this site", "suggest": "Suggest — show memory, save nothing",
+MODE_LABELS = {"off": "Off — never read this site", "suggest": "Suggest — show memories, save nothing",
                "collect": "Collect — show and save"}
+NOT_YET = "not available yet"
+# File-menu commands another part of the app provides; disabled with NOT_YET until a handler is
+# connected with ``on`` (the composition root wires them when that code is present).
+PROVIDED_ELSEWHERE = ("backup", "restore", "export")
+SHORTCUTS = {"add_memory": QKeySequence.StandardKey.New, "import": "Ctrl+I", "quit": QKeySequence.StandardKey.Quit,
+             "settings": QKeySequence.StandardKey.Preferences, "open_browser": "Ctrl+M", "shortcuts": "F1"}
 
 
 class ActionRegistry(QObject):
@@ -35,6 +41,19 @@ class ActionRegistry(QObject):
         self.add("settings", "Settings…")
         self.add("backfill", "Embed memories now…")
         self.add("quit", "Quit Vodou")
+        self.add("add_memory", "Add memory…")
+        self.add("import", "Import…")
+        self.add("backup", "Back up…")
+        self.add("restore", "Restore…")
+        self.add("export", "Export…")
+        self.add("shortcuts", "Keyboard shortcuts")
+        self.add("about", "About Vodou")
+        for name in PROVIDED_ELSEWHERE:
+            self[name].setEnabled(False)
+            self[name].setToolTip(NOT_YET)
+            self[name].setStatusTip(NOT_YET)
+        for name, keys in SHORTCUTS.items():
+            self[name].setShortcut(QKeySequence(keys))
 
     def add(self, name: str, text: str, *, checkable: bool = False, enabled: bool = True) -> QAction:
         if name in self._actions:
@@ -49,7 +68,14 @@ class ActionRegistry(QObject):
     def names(self) -> list[str]:
         return list(self._actions)
 
+    def all_actions(self) -> list[QAction]:
+        return list(self._actions.values())
+
     def on(self, name: str, slot: Callable[..., object]) -> None:
         """Connect the command's handler (``triggered``; ``toggled`` for checkable ones)."""
         action = self._actions[name]
+        if name in PROVIDED_ELSEWHERE:  # its code is here after all: usable
+            action.setEnabled(True)
+            action.setToolTip(action.text().rstrip("…"))
+            action.setStatusTip("")
         (action.toggled if action.isCheckable() and not name.startswith("mode.") else action.triggered).connect(slot)

@@ -31,7 +31,9 @@ class PageState:
 
     @property
     def icon_state(self) -> str:
-        if self.paused or self.mode == "off":
+        if self.paused:
+            return "paused"
+        if self.mode == "off":
             return "dimmed"
         return "green" if self.has_memory else "neutral"
 
@@ -70,6 +72,10 @@ class ActivePage(QObject):
 
     def _on_report(self, payload: dict[str, Any]) -> None:
         self._url, self._title = payload.get("url"), payload.get("title")
+        if self._url is None and payload.get("mode") == "off" and payload.get("host"):
+            # An off site: the extension sent its host only. Same look as the toolbar: dimmed.
+            self._set(PageState(None, None, payload["host"], "off", payload.get("reason"), bool(self._sites.paused)))
+            return
         self.refresh()
 
     def on_bridge_event(self, kind: str, payload: dict[str, Any]) -> None:

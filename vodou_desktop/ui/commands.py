@@ -31,8 +31,6 @@ class Commands:
         actions.on("settings", self.settings)
         actions.on("backfill", self.backfill)
         actions.on("quit", self.d.request_quit)
-        for name in ("forget_site", "settings", "backfill"):
-            self.d.browser.menuBar().addAction(actions[name])
 
     def set_mode(self, mode: str) -> None:
         """The same service the bridge's PUT uses, so GET /api/page-match/site-mode agrees."""
@@ -77,6 +75,9 @@ class Commands:
             self.d.services.messages.info(f"Browser extension paired ({payload.get('extensionId')})")
         elif kind == events.APPROVALS_CHANGED:
             self.d.panel.refresh()
+            approvals_tab = self.d.browser.extra_tabs.get("Approvals")  # in-memory approvals change no table
+            if approvals_tab is not None:
+                approvals_tab.refresh()  # type: ignore[attr-defined]
             if payload.get("pending") and self.d.tray is not None:
                 self.d.tray.notify("Vodou", f"{payload['pending']} action(s) wait for your approval")
 

@@ -5,8 +5,12 @@ States (UI-2, EXT-2):
 - ``neutral``: no page, or nothing saved from it. The artwork as drawn, brand blue.
 - ``green``: exact facts or documents saved from this page. Only the brand-blue pixels are
   hue-shifted to green; the white eyes, the edges and the transparency stay as they are.
-- ``dimmed``: the page's mode is ``off`` or collection is paused. Greyed out and faded.
+- ``dimmed``: the page's mode is ``off``. Grey, crossed by a slash.
+- ``paused``: collection is paused (every site is off). Grey, with a pause badge.
 
+A state is never told by colour alone: green carries a dot badge, off a slash, paused a pause
+badge, each drawn dark with a white rim so it reads on dark and light panels at 16 px. The grey
+of off and paused keeps a contrast of at least 3:1 against both a dark and a light panel.
 The browser extension's toolbar icons are rendered by the same functions (see ``icon_art``).
 """
 
@@ -16,12 +20,12 @@ import colorsys
 import functools
 
 import numpy as np
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QIcon, QImage, QPixmap
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPen, QPixmap
 
 from vodou_desktop.resources import resource_path
 
-STATES = ("neutral", "green", "dimmed")
+STATES = ("neutral", "green", "dimmed", "paused")
 ARTWORK_SIZES = (16, 22, 32, 48, 64, 128)
 
 BRAND_HUE_BAND = (195.0, 250.0)
@@ -38,8 +42,16 @@ one can see; leaving those alone keeps the eyes and every neutral pixel bit-iden
 GREEN_HUE = 140.0
 """The hue (degrees) brand blue becomes: at the artwork's saturation and lightness, #2DDF68."""
 
-DIM_OPACITY = 0.6
-"""The share of each pixel's alpha the dimmed icon keeps, so it recedes like a disabled icon."""
+DIM_OPACITY = 1.0
+"""The share of each pixel's alpha the grey icons keep. Fading made the off icon vanish on dark
+panels; the grey alone says "not active", and the slash or pause badge says which."""
+
+GREY_SPAN = 0.8
+"""Grey is ``255 − (255 − luma) × GREY_SPAN``: white stays white, the brand blue's luma (102) becomes
+133 (#858585), which is 4.4:1 against a #1F1F1F panel and 3.3:1 against #F0F0F0."""
+
+BADGE_INK = QColor(0x1E, 0x1E, 0x1E)  # the pupils' dark grey: no chroma, so never taken for brand blue
+BADGE_RIM = QColor(0xFF, 0xFF, 0xFF)
 
 
 def is_brand_blue(red: int, green: int, blue: int) -> bool:
@@ -80,7 +92,8 @@ def dim(img: QImage) -> QImage:
     out = img.convertToFormat(QImage.Format.Format_ARGB32)
     pixels = _pixels(out)
     alpha, red, green, blue = ((pixels >> shift) & 0xFF for shift in (24, 16, 8, 0))
-    luma = np.rint(0.299 * red + 0.587 * green + 0.114 * blue).astype(np.uint32)
+    luma = 0.299 * red + 0.587 * green + 0.114 * blue
+    luma = np.rint(255 - (255 - luma) * GREY_SPAN).astype(np.uint32)
     faded = np.rint(alpha * DIM_OPACITY).astype(np.uint32)
     pixels[...] = (faded << 24) | (luma << 16) | (luma << 8) | luma
     return out
@@ -91,10 +104,42 @@ def apply_state(artwork: QImage, state: str) -> QImage:
     if state == "neutral":
         return artwork.convertToFormat(QImage.Format.Format_ARGB32)
     if state == "green":
-        return recolor_brand_blue(artwork)
+        return add_badge(recolor_brand_blue(artwork), "dot")
     if state == "dimmed":
-        return dim(artwork)
+        return add_badge(dim(artwork), "slash")
+    if state == "paused":
+        return add_badge(dim(artwork), "pause")
     raise ValueError(f"unknown icon state {state!r}; expected one of {', '.join(STATES)}")
+
+
+def add_badge(img: QImage, shape: str) -> QImage:
+    """A copy of ``img`` with a state mark: ``dot`` (white, dark rim) or ``pause`` (dark, white rim and
+    bars) in the lower right corner below the eye, or a ``slash`` (dark, white rim) across the
+    figure; at least 1 px of each colour at 16 px, so it reads on dark and light panels."""
+    out = img.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
+    size = out.width()
+    rim = max(1.0, size / 16)
+    painter = QPainter(out)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    if shape == "slash":
+        for colour, width in ((BADGE_RIM, rim * 4), (BADGE_INK, rim * 2)):
+            painter.setPen(QPen(colour, width, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+            painter.drawLine(QPointF(size * 0.14, size * 0.14), QPointF(size * 0.86, size * 0.86))
+    else:
+        radius = size * 0.2
+        centre = QPointF(size - radius - rim * 0.5, size - radius - rim * 0.5)
+        ink, fill = (BADGE_INK, BADGE_RIM) if shape == "dot" else (BADGE_RIM, BADGE_INK)
+        painter.setPen(QPen(ink, rim))
+        painter.setBrush(fill)
+        painter.drawEllipse(centre, radius, radius)
+        if shape == "pause":
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(BADGE_RIM)
+            bar_w, bar_h = max(1.0, radius * 0.4), radius * 1.1
+            for dx in (-bar_w * 1.1, bar_w * 0.1):
+                painter.drawRect(QRectF(centre.x() + dx, centre.y() - bar_h / 2, bar_w, bar_h))
+    painter.end()
+    return out.convertToFormat(QImage.Format.Format_ARGB32)
 
 
 def artwork_image(size: int) -> QImage:

@@ -7,31 +7,57 @@ from typing import Any
 
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QListView, QPushButton, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QListView,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from vodou_desktop.ui.actions import MODES, ActionRegistry
 from vodou_desktop.ui.active_page import PageState
 from vodou_desktop.ui.browser.approvals_tab import describe_arguments
 from vodou_desktop.ui.ops import Ops
+from vodou_desktop.ui.site_projects import SiteProjects
 from vodou_desktop.ui.table_model import Column, RecordTableModel
+from vodou_desktop.words import kind_words, project_words
+
+NO_PAGE = ("No page yet. Pair the browser extension (tray menu: Pair browser extension…) and open a web page: "
+           "the memories you saved from it are listed here.")
+NO_MEMORY = "No memories saved from this page yet. Save a note or a selection from the browser extension."
+NO_PROJECT = "No project (global)"
 
 
 def _chunks(count: Any) -> str:
-    return "1 chunk" if count == 1 else f"{count} chunks"
+    return "1 part" if count == 1 else f"{count} parts"
 
 
-FACT_COLUMNS: list[Column[dict[str, Any]]] = [Column("Memory", lambda f: f.get("text"), lambda f: f.get("text", ""))]
+def _label(record: dict[str, Any]) -> str:
+    return project_words(record.get("project"))
+
+
+FACT_COLUMNS: list[Column[dict[str, Any]]] = [
+    Column("Memory", lambda f: f"{f.get('text')}\n{_label(f)} · {kind_words(f.get('kind'))}",
+           lambda f: f.get("text", ""))]
 DOC_COLUMNS: list[Column[dict[str, Any]]] = [
-    Column("Document", lambda d: f"{d.get('title') or d.get('page_url')} ({_chunks(d.get('chunk_count'))})")]
+    Column("Document", lambda d: f"{d.get('title') or d.get('page_url')}\n{_label(d)} · Library page, "
+                                 f"{_chunks(d.get('chunk_count'))}")]
 APPROVAL_COLUMNS: list[Column[dict[str, Any]]] = [
     Column("Waiting for you", lambda a: f"{a.get('tool')}: {describe_arguments(a)}", lambda a: str(a.get("reason")))]
 
 
-def load_panel(pages: Any, gate: Any, state: PageState) -> dict[str, Any]:
-    """What the panel shows (runs in a worker). The page lane applies the site mode itself."""
-    match: dict[str, Any] = {"facts": [], "documents": [], "mode": state.mode, "reason": state.reason}
+def load_panel(pages: Any, gate: Any, state: PageState, project: str | None = None) -> dict[str, Any]:
+    """What the panel shows (runs in a worker). The page lane applies the site mode itself:
+    "From this page" holds every project's memories, exactly what turns the icon green."""
+    match: dict[str, Any] = {"facts": [], "documents": [], "projects": [], "mode": state.mode,
+                             "reason": state.reason}
     if state.url and pages is not None:
-        match = pages.match(state.url, state.title)
+        match = pages.match(state.url, state.title, project=project)
     approvals = gate.approvals(pending_only=True) if gate is not None else []
     return {**match, "approvals": approvals}
 
@@ -45,11 +71,16 @@ def _list(model: RecordTableModel[Any], rows: int = 4) -> QListView:
 
 class Panel(QFrame):
     def __init__(self, actions: ActionRegistry, ops: Ops, pages: Any = None, gate: Any = None,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, site_projects: SiteProjects | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Popup)
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setFixedWidth(380)
         self._ops, self._pages, self._gate = ops, pages, gate
+        self.site_projects = site_projects or SiteProjects()
+        self.project = QComboBox(accessibleName="Project for this site")
+        self.project.setToolTip("Used for related memories and new memories on this site; remembered per site")
+        self.project.addItem(NO_PROJECT, None)
+        self.project.activated.connect(self._project_chosen)
         self.state = PageState()
         self.loaded: dict[str, Any] | None = None
         self.title = QLabel(wordWrap=True, styleSheet="font-weight: bold; font-size: 12pt")
@@ -61,7 +92,7 @@ class Panel(QFrame):
         self.approvals_view = _list(self.approvals, 3)
         self.approve_button = QPushButton("Approve")
         self.deny_button = QPushButton("Deny")
-        self.empty = QLabel("Nothing saved from this page yet.", styleSheet="color: gray")
+        self.empty = QLabel(NO_PAGE, wordWrap=True, styleSheet="color: gray")
         self._layout(actions)
         self.approve_button.clicked.connect(lambda: self.decide("approve"))
         self.deny_button.clicked.connect(lambda: self.decide("deny"))
@@ -78,11 +109,21 @@ class Panel(QFrame):
         modes.addStretch(1)
         layout.addLayout(modes)
         layout.addWidget(self.reason)
-        layout.addWidget(QLabel("<b>From this page</b>"))
+        picker = QHBoxLayout()
+        label = QLabel("&Project:")
+        label.setBuddy(self.project)
+        picker.addWidget(label)
+        picker.addWidget(self.project, 1)
+        layout.addLayout(picker)
+        layout.addWidget(QLabel("<b>From this page</b> (every project)"))
         layout.addWidget(self.empty)
-        layout.addWidget(_list(self.facts, 5))
-        layout.addWidget(_list(self.documents, 2))
-        layout.addWidget(QLabel("<b>Approvals</b>"))
+        self.facts_view = _list(self.facts, 5)
+        self.facts_view.setAccessibleName("Memories from this page")
+        self.documents_view = _list(self.documents, 2)
+        self.documents_view.setAccessibleName("Library pages from this page")
+        layout.addWidget(self.facts_view)
+        layout.addWidget(self.documents_view)
+        layout.addWidget(QLabel("<b>Waiting for your approval</b>"))
         layout.addWidget(self.approvals_view)
         decide = QHBoxLayout()
         decide.addWidget(self.approve_button)
@@ -97,19 +138,38 @@ class Panel(QFrame):
         self.state = state
         self.title.setText(state.title or ("(no title)" if state.url else "No page"))
         self.host.setText(state.host or "The browser extension has not reported a page yet.")
-        self.reason.setText(f"Mode {state.mode}: {state.reason}" if state.mode else "")
+        self.reason.setText(f"{state.mode.capitalize()} on this site: {state.reason}" if state.mode else "")
         self.refresh()
 
+    def chosen_project(self) -> str | None:
+        return self.site_projects.get(self.state.host)
+
+    def _project_chosen(self, index: int) -> None:
+        self.site_projects.set(self.state.host, self.project.itemData(index))
+        self.refresh()
+
+    def _fill_projects(self, names: list[str]) -> None:
+        chosen = self.chosen_project()
+        self.project.clear()
+        self.project.addItem(NO_PROJECT, None)
+        for name in sorted(set(names) | ({chosen} if chosen else set())):
+            self.project.addItem(name, name)
+        self.project.setCurrentIndex(max(0, self.project.findData(chosen)) if chosen else 0)
+        self.project.setEnabled(bool(self.state.url))
+
     def refresh(self) -> None:
-        pages, gate, state = self._pages, self._gate, self.state
-        self._ops.run(lambda: load_panel(pages, gate, state), self._loaded, owner=self)
+        pages, gate, state, project = self._pages, self._gate, self.state, self.chosen_project()
+        self._ops.run(lambda: load_panel(pages, gate, state, project), self._loaded, owner=self)
 
     def _loaded(self, data: dict[str, Any]) -> None:
         self.loaded = data
         self.facts.set_rows(data["facts"])
         self.documents.set_rows(data["documents"])
         self.approvals.set_rows(data["approvals"])
-        self.empty.setVisible(not data["facts"] and not data["documents"])
+        self._fill_projects(data.get("projects", []))
+        nothing = not data["facts"] and not data["documents"]
+        self.empty.setText(NO_PAGE if not self.state.url else NO_MEMORY)
+        self.empty.setVisible(nothing)
         has_approvals = bool(data["approvals"])
         self.approve_button.setEnabled(has_approvals and self._gate is not None)
         self.deny_button.setEnabled(has_approvals and self._gate is not None)

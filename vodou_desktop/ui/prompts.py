@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -25,6 +26,25 @@ from PySide6.QtWidgets import (
 
 from vodou_desktop.errors import KnownError
 from vodou_desktop.ui.ops import Ops
+
+
+class _CtrlEnter(QObject):
+    def __init__(self, editor: QWidget, slot: Callable[[], None]) -> None:
+        super().__init__(editor)
+        self._slot = slot
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) \
+                and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) \
+                and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            self._slot()
+            return True
+        return False
+
+
+def submit_on_ctrl_enter(editor: QWidget, slot: Callable[[], None]) -> None:
+    """Ctrl+Enter in a multi-line editor submits its dialog (Enter alone starts a new line)."""
+    editor.installEventFilter(_CtrlEnter(editor, slot))
 
 
 class TextPrompt(QDialog):
@@ -41,6 +61,8 @@ class TextPrompt(QDialog):
         if multiline:
             self.editor = QPlainTextEdit(text)
             self.editor.setMinimumHeight(90)
+            self.editor.setTabChangesFocus(True)  # Tab reaches the buttons; Ctrl+Enter saves
+            submit_on_ctrl_enter(self.editor, self._submit)
         else:
             self.editor = QLineEdit(text)
         self.problem = QLabel(wordWrap=True, styleSheet="color: #b00020")
@@ -48,6 +70,7 @@ class TextPrompt(QDialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(ok_text)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel(label, wordWrap=True))
+        self.editor.setAccessibleName(title)
         layout.addWidget(self.editor)
         layout.addWidget(self.problem)
         layout.addWidget(self.buttons)

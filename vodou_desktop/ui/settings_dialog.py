@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from vodou_desktop import config
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.ui.actions import MODES
+from vodou_desktop.ui.capture_settings import CaptureSettings
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.settings_autostart import AutostartSection
 from vodou_desktop.ui.table_model import Column, RecordTableModel
@@ -72,6 +73,7 @@ class SettingsDialog(QDialog):
         self.storage = QLabel(f"Pairing tokens are kept in {tokens.storage}." if tokens is not None else
                               "The browser bridge is not running here: no pairings to show.",
                               wordWrap=True, styleSheet="color: gray")
+        self.capture = CaptureSettings(services.extras.get("capture"), self.base)
         self.problem = QLabel(wordWrap=True, styleSheet="color: #b00020")
         self.autostart = AutostartSection()
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
@@ -98,6 +100,7 @@ class SettingsDialog(QDialog):
         layout.addLayout(revoke_row)
         layout.addWidget(self.storage)
         layout.addWidget(self.autostart)
+        layout.addWidget(self.capture)
         layout.addWidget(QLabel(RESTART_NOTE, styleSheet="color: gray"))
         layout.addWidget(self.problem)
         layout.addWidget(self.buttons)
@@ -118,6 +121,7 @@ class SettingsDialog(QDialog):
         try:
             settings = settings_from_form(self.base, self.port.text(), self.semantic.isChecked(),
                                           self.endpoint.text(), self.model_name.text())
+            settings = self.capture.apply(settings)
         except InvalidInput as exc:
             self.problem.setText(f"Not saved: {exc}")
             return
@@ -136,6 +140,7 @@ class SettingsDialog(QDialog):
     def _saved(self, settings: config.Settings) -> None:
         self.saved = settings
         self._services.runtime.settings = settings
+        self.capture.saved(settings)
         if self.autostart.apply():
             self.accept()
 

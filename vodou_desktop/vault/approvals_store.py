@@ -77,7 +77,11 @@ def claim_pending(conn: apsw.Connection, change: Change, approval_id: int, statu
     return current
 
 
-def set_result(conn: apsw.Connection, change: Change, approval_id: int, status: str, result: Any) -> None:
+def set_result(conn: apsw.Connection, change: Change, approval_id: int, status: str, result: Any,
+               *, clear_arguments: bool = False) -> None:
+    """Record the outcome; ``clear_arguments`` drops what the action named (an erase keeps no host)."""
     conn.execute("UPDATE approvals SET status = ?, result = ? WHERE id = ?",
                  (status, json.dumps(result, sort_keys=True, default=str), approval_id))
+    if clear_arguments:
+        conn.execute("UPDATE approvals SET arguments = '{}' WHERE id = ?", (approval_id,))
     change.touch("approvals")

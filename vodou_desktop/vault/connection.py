@@ -40,6 +40,7 @@ def open_connection(path: Path, *, create: bool = True, readonly: bool = False) 
     flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE
     if create and not readonly:
         flags |= apsw.SQLITE_OPEN_CREATE
+        create_private_file(path)
     with translate_errors(path):
         conn = apsw.Connection(str(path), flags=flags)
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
@@ -53,6 +54,44 @@ def open_connection(path: Path, *, create: bool = True, readonly: bool = False) 
         conn.execute("PRAGMA trusted_schema=OFF")
         conn.execute("PRAGMA secure_delete=ON")  # freed pages are zeroed: erased text leaves the file
     return conn
+
+
+def create_private_file(path: Path) -> None:
+    """Create a new vault file readable by its owner only (0600, whatever the umask).
+
+    SQLite gives the ``-wal`` and ``-shm`` files the main file's permissions, so they are 0600 too.
+    An existing file is left as it is.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    except OSError as exc:
+        raise VaultUnavailable(f"Cannot create the vault {path}: {exc.strerror}") from exc
+    try:
+        os.fchmod(fd, 0o600)  # the umask may have removed bits only; this also drops any it left
+    finally:
+        os.close(fd)
+
+
+def quick_check_before_first_write(conn: apsw.Connection, path: Path) -> None:
+    """``PRAGMA quick_check`` before this process writes: a damaged vault is refused, not written to.
+
+    The writer runs it once, before its first write job or migration step, so a damaged file is
+    never changed (not even by a migration) while reading it costs nothing extra; the message says
+    how to get back to a working vault.
+    """
+    try:
+        problems = [str(row[0]) for row in conn.execute("PRAGMA quick_check(5)")]
+    except (apsw.CorruptError, apsw.NotADBError) as exc:
+        problems = [str(exc)]
+    if problems == ["ok"]:
+        return
+    first = " ".join(" ".join(problems).replace("*** in database main ***", "").split())
+    raise VaultUnavailable(
+        f"The vault {path} is damaged ({first[:120]}); nothing was written to it. Move the file aside "
+        "(keep it: parts of it may be recoverable) and restore your latest backup in its place, or start "
+        "a new vault.")
 
 
 def _check_is_vault(conn: apsw.Connection, path: Path) -> None:

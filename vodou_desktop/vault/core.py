@@ -37,7 +37,7 @@ class Vault:
     @classmethod
     def open(cls, path: Path | str) -> Vault:
         vault = cls(Path(path))
-        vault._writer.start(lambda conn: migrate(conn, vault.path))
+        vault._writer.start(lambda conn: migrate(conn, vault.path, before_write=vault._writer.ensure_checked))
         vault._data_version = vault._current_data_version()
         return vault
 
@@ -76,6 +76,11 @@ class Vault:
     def submit(self, job: WriteJob):  # type: ignore[no-untyped-def]
         """Queue a write and return its Future (for async callers)."""
         return self._writer.submit(job)
+
+    def check_integrity(self) -> None:
+        """Run the once-per-process ``PRAGMA quick_check`` now (a long-running app, at start);
+        ``VaultUnavailable`` when the vault is damaged. Writes run it anyway before the first one."""
+        self.write(lambda conn, change: None, transaction=False)
 
     # -- change events -------------------------------------------------------------------
     def subscribe(self, listener: Listener) -> Callable[[], None]:

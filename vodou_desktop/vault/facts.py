@@ -10,13 +10,16 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
+from datetime import date
+from typing import NamedTuple
 
 import apsw
 import numpy as np
 
 from vodou_desktop.errors import InvalidInput, NotFound
 from vodou_desktop.pages import host_of, page_key
-from vodou_desktop.vault.clock import now_iso
+from vodou_desktop.vault.clock import now_iso, parse_iso
+from vodou_desktop.vault.connection import scalar
 from vodou_desktop.vault.writer import Change
 
 MAX_FACT_CHARS = 8_000
@@ -26,6 +29,10 @@ PAGE_SET_RANK = {None: 0, "source": 1, "token": 2, "manual": 3}
 PAGE_TOKEN = re.compile(r"(?:^|\s)page:\s*<?(https?://[^\s>]+)", re.IGNORECASE)
 # Kinds that describe the person and therefore follow them into every project.
 GLOBAL_KINDS = frozenset({"preference"})
+# English names whatever the process locale (a Qt app sets it), so the index is the same everywhere.
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December")
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
 def content_hash(text: str) -> str:
@@ -54,11 +61,86 @@ def clean_project(project: str | None) -> str | None:
     return project
 
 
+def date_words(valid_at: str | None) -> str | None:
+    """The day a dated fact refers to, in words a question may use: "7 May 2023 May 2023 Sunday"."""
+    if not valid_at:
+        return None
+    try:
+        day = date.fromisoformat(valid_at[:10])
+    except ValueError:
+        return None
+    month, weekday = MONTHS[day.month - 1], WEEKDAYS[day.weekday()]
+    return f"{day.day} {month} {day.year} {month} {day.year} {weekday}"
+
+
 def embedding_blob(vector: Sequence[float] | np.ndarray) -> bytes:
     arr = np.asarray(vector, dtype="<f4").reshape(-1)
     if arr.shape[0] != EMBEDDING_DIM:
         raise InvalidInput(f"embedding must have {EMBEDDING_DIM} dimensions, not {arr.shape[0]}")
     return arr.tobytes()
+
+
+# Plain sequential writes (one remember() per conversation turn) form a thread when they follow each
+# other within this many seconds with the same project, source kind/tool/tier and the same date.
+THREAD_GAP_SECONDS = 600
+
+
+class ThreadTail(NamedTuple):
+    """What decides whether the next memory continues a thread: the last memory written."""
+
+    id: int
+    thread_id: int
+    thread_seq: int
+    project: str | None
+    valid_at: str | None
+    created_at: str
+    kind: str
+    tool: str | None
+    tier: str
+
+
+def continues(prev: ThreadTail, new: ThreadTail) -> bool:
+    """A memory joins the thread of the one written just before it when both come from the same
+    project and kind of source, refer to the same (known) date, and were written close together."""
+    if prev.valid_at is None or prev.valid_at != new.valid_at:
+        return False
+    if (prev.project, prev.kind, prev.tool, prev.tier) != (new.project, new.kind, new.tool, new.tier):
+        return False
+    try:
+        gap = (parse_iso(new.created_at) - parse_iso(prev.created_at)).total_seconds()
+    except ValueError:
+        return False
+    return 0 <= gap <= THREAD_GAP_SECONDS
+
+
+def _thread_tail(conn: apsw.Connection, chunk_id: int) -> ThreadTail | None:
+    row = conn.execute(
+        "SELECT c.id, c.thread_id, c.thread_seq, c.project_id, c.valid_at, c.created_at, s.kind, s.tool, s.tier"
+        " FROM chunks c JOIN memory_sources s ON s.id = c.source_id WHERE c.id = ? AND c.document_id IS NULL",
+        (chunk_id,)).fetchone()
+    if row is None:
+        return None
+    return ThreadTail(row[0], row[1] if row[1] is not None else row[0], row[2] or 0, *row[3:])
+
+
+def _place_in_thread(conn: apsw.Connection, chunk_id: int, thread: int | None, seq: int | None,
+                     infer: bool) -> None:
+    """Set the new chunk's thread: the given one (appended, or at ``seq``), else inferred from the
+    memory written just before it, else a thread of its own."""
+    if thread is not None:
+        if seq is None:
+            last = scalar(conn, "SELECT coalesce(max(thread_seq), -1) FROM chunks WHERE thread_id = ? AND id <> ?",
+                          (thread, chunk_id))
+            seq = int(last) + 1
+    else:
+        thread, seq = chunk_id, 0
+        if infer:
+            prev = _thread_tail(conn, int(scalar(conn, "SELECT coalesce(max(id), 0) FROM chunks WHERE id < ?",
+                                                 (chunk_id,))))
+            new = _thread_tail(conn, chunk_id)
+            if prev is not None and new is not None and continues(prev, new):
+                thread, seq = prev.thread_id, prev.thread_seq + 1
+    conn.execute("UPDATE chunks SET thread_id = ?, thread_seq = ? WHERE id = ?", (thread, seq, chunk_id))
 
 
 def insert_fact(
@@ -75,8 +157,16 @@ def insert_fact(
     created_at: str | None = None,
     predecessor_id: int | None = None,
     revision: int = 1,
+    thread_id: int | None = None,
+    thread_seq: int | None = None,
+    infer_thread: bool = True,
 ) -> int:
-    """Insert one fact; returns its id. Preferences are always global (project NULL)."""
+    """Insert one fact; returns its id. Preferences are always global (project NULL).
+
+    Its place in a conversation: ``thread_id`` (the id of the thread's first memory) when the caller
+    knows it (appended, or at ``thread_seq``); otherwise inferred from the memory written just before
+    (``continues``) unless ``infer_thread`` is false, which starts a thread.
+    """
     text = clean_text(text)
     project = None if kind in GLOBAL_KINDS else clean_project(project)
     if valid_at is not None and valid_precision not in ("instant", "day"):
@@ -85,11 +175,12 @@ def insert_fact(
     conn.execute(
         "INSERT INTO chunks(text, kind, source_id, project_id, scope, created_at, valid_at,"
         " valid_precision, predecessor_id, revision, page_url, page_key, page_host, page_set_by,"
-        " content_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " content_hash, context) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (text, kind, source_id, project, scope, created_at or now_iso(), valid_at, valid_precision,
-         predecessor_id, revision, *page, content_hash(text)),
+         predecessor_id, revision, *page, content_hash(text), date_words(valid_at)),
     )
     chunk_id = int(conn.last_insert_rowid())
+    _place_in_thread(conn, chunk_id, thread_id, thread_seq, infer_thread)
     change.touch("chunks", chunk_ids=[chunk_id], page_keys=[page[1]], hosts=[page[2]])
     return chunk_id
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import apsw
@@ -20,8 +21,12 @@ def applied_migrations(conn: apsw.Connection) -> list[str]:
     return [row[0] for row in conn.execute("SELECT name FROM schema_migrations ORDER BY id")]
 
 
-def migrate(conn: apsw.Connection, path: object, migrations: list[Migration] | None = None) -> list[str]:
-    """Bring the vault up to date; returns the names applied now. Refuses a newer vault."""
+def migrate(conn: apsw.Connection, path: object, migrations: list[Migration] | None = None,
+            before_write: Callable[[], object] | None = None) -> list[str]:
+    """Bring the vault up to date; returns the names applied now. Refuses a newer vault.
+
+    ``before_write`` runs once before the first step is written (the writer's integrity check).
+    """
     steps = MIGRATIONS if migrations is None else migrations
     known = [name for name, _ in steps]
     done = applied_migrations(conn)
@@ -35,6 +40,9 @@ def migrate(conn: apsw.Connection, path: object, migrations: list[Migration] | N
     for name, step in steps:
         if name in done:
             continue
+        if before_write is not None:
+            before_write()
+            before_write = None
         conn.execute("BEGIN IMMEDIATE")  # one transaction: the step and its record land together
         try:
             if name in applied_migrations(conn):  # another process got there first

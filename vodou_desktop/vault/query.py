@@ -54,6 +54,8 @@ class FactFilter:
     host: str | None = None  # source host or page host is this host or a subdomain
     tiers: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()  # the writing tool of the source (``cli``, an MCP client's name, …)
+    saved_since: str | None = None  # ISO time: only memories saved at or after it
 
     def where(self) -> tuple[str, list[Any]]:
         """SQL predicates over ``c`` (chunks) and ``s`` (memory_sources), with parameters."""
@@ -82,6 +84,12 @@ class FactFilter:
         if self.kinds:
             clauses.append(f"c.kind IN ({','.join('?' * len(self.kinds))})")
             params += list(self.kinds)
+        if self.tools:
+            clauses.append(f"s.tool IN ({','.join('?' * len(self.tools))})")
+            params += list(self.tools)
+        if self.saved_since:
+            clauses.append("c.created_at >= ?")
+            params.append(self.saved_since)
         return " AND ".join(clauses), params
 
 
@@ -131,34 +139,57 @@ def allowed_ids(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> set
 
 # Ranking alone first, then the predicates on those few ids: joining every match of a common term
 # to chunks and sources before sorting cost ~3x more at 100k chunks (bench/search.py).
-_FTS_RANKED = ("SELECT rowid, bm25(chunks_fts) AS score FROM chunks_fts WHERE chunks_fts MATCH ?"
-               " ORDER BY score LIMIT ?")
+# bm25 column weights: the fact's own text, then its context words (the date it refers to).
+CONTEXT_WEIGHT = 0.2
+_FTS_RANKED = ("SELECT rowid, bm25(chunks_fts, 1.0, {w}) AS score FROM chunks_fts WHERE chunks_fts MATCH ?"
+               " ORDER BY score, rowid LIMIT ?")
 KEYWORD_OVERFETCH = 8
 
 
 @reader
-def keyword_search(conn: apsw.Connection, match: str, f: FactFilter, limit: int) -> list[tuple[int, float]]:
-    """FTS5 bm25 over fact text under the hard predicates; ``match`` must already be safe.
+def keyword_search(conn: apsw.Connection, match: str, f: FactFilter, limit: int,
+                   context_weight: float = CONTEXT_WEIGHT) -> list[tuple[int, float]]:
+    """FTS5 bm25 over fact text (and context words) under the hard predicates; ``match`` must already
+    be safe.
 
     The best ``limit * KEYWORD_OVERFETCH`` matches are ranked, then filtered; only when too few of
     them pass (and more matches exist) does the full filtered query run. Same results either way.
     """
+    weight = float(context_weight)
     try:
         want = limit * KEYWORD_OVERFETCH
-        ranked = [(int(r[0]), float(r[1])) for r in conn.execute(_FTS_RANKED, (match, want))]
+        ranked = [(int(r[0]), float(r[1])) for r in conn.execute(_FTS_RANKED.format(w=weight), (match, want))]
         ok = allowed_ids(conn, [i for i, _ in ranked], f)
         kept = [(i, score) for i, score in ranked if i in ok]
         if len(kept) >= limit or len(ranked) < want:
             return kept[:limit]
         where, params = f.where()
         sql = (
-            "SELECT c.id, bm25(chunks_fts) AS score FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
+            f"SELECT c.id, bm25(chunks_fts, 1.0, {weight}) AS score FROM chunks_fts"
+            " JOIN chunks c ON c.id = chunks_fts.rowid"
             f" JOIN memory_sources s ON s.id = c.source_id WHERE chunks_fts MATCH ? AND {where}"
-            " ORDER BY score LIMIT ?"
+            " ORDER BY score, c.id LIMIT ?"
         )
         return [(int(r[0]), float(r[1])) for r in conn.execute(sql, [match, *params, limit])]
     except apsw.SQLError as exc:
         raise InvalidInput(f"search query could not be understood: {exc}") from exc
+
+
+@reader
+def thread_neighbour_ids(conn: apsw.Connection, ids: Sequence[int], f: FactFilter,
+                         span: int = 1) -> list[tuple[int, int, int]]:
+    """``(anchor, offset, neighbour)``: the memories up to ``span`` places before (offset < 0) and
+    after each anchor in its conversation. Anchors and neighbours both pass ``f``."""
+    where, params = f.where()
+    out: list[tuple[int, int, int]] = []
+    for part in batched(sorted(allowed_ids(conn, ids, f))):
+        sql = ("SELECT a.id, c.thread_seq - a.thread_seq, c.id FROM chunks a"
+               " JOIN chunks c ON c.thread_id = a.thread_id AND c.id <> a.id"
+               " AND c.thread_seq BETWEEN a.thread_seq - ? AND a.thread_seq + ?"
+               f" JOIN memory_sources s ON s.id = c.source_id WHERE a.id IN ({marks(part)}) AND {where}"
+               " ORDER BY a.id, c.thread_seq, c.id")
+        out += [(int(r[0]), int(r[1]), int(r[2])) for r in conn.execute(sql, [span, span, *part, *params])]
+    return out
 
 
 @reader
@@ -197,6 +228,15 @@ def count_facts_by_host(conn: apsw.Connection, f: FactFilter) -> dict[str, int]:
     sql = (f"SELECT coalesce(s.source_host, c.page_host) AS h, count(*) {_FROM} WHERE {where}"
            " AND h IS NOT NULL GROUP BY h")
     return {row[0]: int(row[1]) for row in conn.execute(sql, params)}
+
+
+@reader
+def count_facts_by_project(conn: apsw.Connection, f: FactFilter) -> dict[str, int]:
+    """Projects that hold memories, with how many (global memories are not a project)."""
+    where, params = f.where()
+    sql = (f"SELECT c.project_id, count(*) {_FROM} WHERE {where} AND c.project_id IS NOT NULL"
+           " GROUP BY c.project_id ORDER BY c.project_id")
+    return {str(row[0]): int(row[1]) for row in conn.execute(sql, params)}
 
 
 DOCUMENT_COLUMNS = (

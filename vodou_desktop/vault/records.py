@@ -56,6 +56,13 @@ class Fact:
         return self.page_url or self.source_url
 
     @property
+    def from_page(self) -> bool:
+        """Its text came from a web page (a page kind, or a source with a URL): data, never instructions."""
+        from vodou_desktop.vault.sources import PAGE_KINDS
+
+        return self.source_kind in PAGE_KINDS or bool(self.source_url)
+
+    @property
     def event_time(self) -> str:
         """When the fact was true/said: ``valid_at`` when known, else ingest time."""
         return self.valid_at or self.created_at

@@ -9,7 +9,10 @@ the caller checkpoints the WAL.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import secrets
 import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -18,12 +21,35 @@ import apsw
 
 from vodou_desktop.vault.clock import now_iso
 from vodou_desktop.vault.connection import batched, marks
+from vodou_desktop.vault.query import ALL_PROJECTS, FactFilter
+from vodou_desktop.vault.settings_store import get_setting, set_setting
 from vodou_desktop.vault.writer import Change
 
 TIER_RANK = "CASE s.tier WHEN 'pinned' THEN 0 WHEN 'first_party' THEN 1 WHEN 'capture' THEN 2 ELSE 3 END"
 FORGET_KIND = "forget_host"
 FORGET_FACT_KIND = "forget_fact"
-UNDOABLE_KINDS = (FORGET_KIND, FORGET_FACT_KIND)
+FORGET_TOOL_KIND = "forget_tool"
+UNDOABLE_KINDS = (FORGET_KIND, FORGET_FACT_KIND, FORGET_TOOL_KIND)
+ERASE_HOST_KIND = "erase_host"
+HOST_KEY_SETTING = "operations_host_key"  # per-vault random key for erased hosts' keyed hashes
+
+
+def keyed_host(conn: apsw.Connection, change: Change, host: str) -> str:
+    """What an operation keeps of a host it erased: a keyed hash (HMAC-SHA256 under a random key of
+    this vault), so the same host gives the same value in this vault but its name is not recoverable
+    from the file by guessing without the key, nor readable at all."""
+    key = get_setting(conn, HOST_KEY_SETTING)
+    if key is None:
+        key = secrets.token_hex(32)
+        set_setting(conn, change, HOST_KEY_SETTING, key)
+    return "host-hmac:" + hmac.new(bytes.fromhex(key), host.encode("utf-8"), hashlib.sha256).hexdigest()[:32]
+
+
+def redact_host_targets(conn: apsw.Connection, change: Change, host: str, keyed: str) -> None:
+    """Earlier operations on ``host`` or its subdomains stop naming it (their facts are erased)."""
+    conn.execute("UPDATE operations SET target = ? WHERE kind = ? AND (target = ? OR target LIKE ? ESCAPE '\\')",
+                 (keyed, FORGET_KIND, host, _like(host)))
+    change.touch("operations")
 
 
 def _like(host: str) -> str:
@@ -41,6 +67,24 @@ def visible_host_fact_ids(conn: apsw.Connection, host: str) -> list[int]:
     sql = (f"SELECT c.id FROM chunks c WHERE c.document_id IS NULL AND c.invalid_at IS NULL"
            f" AND {_host_clause()} ORDER BY c.id")
     return [int(r[0]) for r in conn.execute(sql, {"host": host, "like": _like(host)})]
+
+
+def visible_tool_fact_ids(conn: apsw.Connection, tool: str) -> list[int]:
+    """Visible facts (superseded ones too) whose source was written by ``tool``, through the query builder."""
+    where, params = FactFilter(project=ALL_PROJECTS, include_superseded=True, tools=(tool,)).where()
+    sql = f"SELECT c.id FROM chunks c JOIN memory_sources s ON s.id = c.source_id WHERE {where} ORDER BY c.id"
+    return [int(r[0]) for r in conn.execute(sql, params)]
+
+
+def source_kinds_of(conn: apsw.Connection, ids: Sequence[int]) -> dict[str, int]:
+    """How many of ``ids`` came from each source kind (``mcp``, ``capture``, ``cli``, …)."""
+    counts: dict[str, int] = {}
+    for part in batched(ids):
+        sql = (f"SELECT s.kind, count(*) FROM chunks c JOIN memory_sources s ON s.id = c.source_id"
+               f" WHERE c.id IN ({marks(part)}) GROUP BY s.kind")
+        for kind, n in conn.execute(sql, part):
+            counts[str(kind)] = counts.get(str(kind), 0) + int(n)
+    return counts
 
 
 def all_host_fact_ids(conn: apsw.Connection, host: str) -> list[int]:
@@ -116,9 +160,10 @@ def clear_stamps(conn: apsw.Connection, change: Change, op: str) -> list[int]:
     return ids
 
 
-def active_forget_operations(conn: apsw.Connection, except_op: str) -> list[tuple[str, str]]:
+def active_forget_operations(conn: apsw.Connection, except_op: str, kind: str = FORGET_KIND) -> list[tuple[str, str]]:
+    """``(operation id, target)`` of the forgets of ``kind`` (host, tool) that are not undone."""
     rows = conn.execute("SELECT id, target FROM operations WHERE kind = ? AND undone_at IS NULL AND id != ?"
-                        " ORDER BY created_at", (FORGET_KIND, except_op))
+                        " ORDER BY created_at", (kind, except_op))
     return [(str(r[0]), str(r[1])) for r in rows]
 
 

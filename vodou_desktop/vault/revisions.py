@@ -15,6 +15,7 @@ import apsw
 
 from vodou_desktop.errors import Conflict, NotFound
 from vodou_desktop.vault.clock import now_iso
+from vodou_desktop.vault.connection import scalar
 from vodou_desktop.vault.facts import insert_fact, set_page_link
 from vodou_desktop.vault.sources import stamp_source
 from vodou_desktop.vault.writer import Change
@@ -39,9 +40,12 @@ def correct_fact(conn: apsw.Connection, change: Change, fact_id: int, text: str)
         raise Conflict(f"memory {fact_id} was already replaced by #{superseded_by}; correct that one")
     if invalid_at is not None:
         raise Conflict(f"memory {fact_id} is forgotten; undo the forget before correcting it")
+    # the new revision takes the old one's place in its conversation
+    thread, seq = (scalar(conn, f"SELECT {col} FROM chunks WHERE id = ?", (fact_id,))
+                   for col in ("thread_id", "thread_seq"))
     new_id = insert_fact(conn, change, text=text, source_id=source_id, kind=kind, project=project, scope=scope,
                          valid_at=valid_at, valid_precision=precision, predecessor_id=fact_id,
-                         revision=int(revision) + 1)
+                         revision=int(revision) + 1, thread_id=thread, thread_seq=seq, infer_thread=False)
     if page_set_by == "manual" and page_url:
         set_page_link(conn, change, new_id, page_url, "manual")
     conn.execute("UPDATE chunks SET fact_group = ?, is_canonical = ? WHERE id = ?", (group, canonical, new_id))

@@ -8,10 +8,14 @@ newer Vodou and is refused.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 import apsw
 
+from vodou_desktop.vault.connection import scalar
+
+log = logging.getLogger(__name__)
 Migration = tuple[str, Callable[[apsw.Connection], None]]
 
 
@@ -225,7 +229,104 @@ def _m0002_pinning(conn: apsw.Connection) -> None:
     conn.execute("ALTER TABLE chunks ADD COLUMN pinned_from INTEGER REFERENCES memory_sources(id)")
 
 
+FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
+FTS_BATCH = 20_000
+
+
+def _create_fts(conn: apsw.Connection) -> None:
+    """The keyword index over chunks: a fact's text and its context words (the date it refers to)."""
+    conn.execute(
+        f"""
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            text, context, content='chunks', content_rowid='id', tokenize='{FTS_TOKENIZE}'
+        );
+        INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('secure-delete', 1);
+        CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+            INSERT INTO chunks_fts(rowid, text, context) VALUES (new.id, new.text, new.context);
+        END;
+        CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+            INSERT INTO chunks_fts(chunks_fts, rowid, text, context)
+                VALUES ('delete', old.id, old.text, old.context);
+        END;
+        CREATE TRIGGER chunks_fts_update AFTER UPDATE OF text, context ON chunks BEGIN
+            INSERT INTO chunks_fts(chunks_fts, rowid, text, context)
+                VALUES ('delete', old.id, old.text, old.context);
+            INSERT INTO chunks_fts(rowid, text, context) VALUES (new.id, new.text, new.context);
+        END;
+        """
+    )
+
+
+def _batches(conn: apsw.Connection, sql: str, what: str) -> Callable[[], list[tuple]]:  # type: ignore[type-arg]
+    """Keyset batches of ``sql`` (``... WHERE id > ? ORDER BY id LIMIT ?``), logging progress."""
+    total = int(scalar(conn, "SELECT count(*) FROM chunks"))
+    state = {"after": 0, "done": 0}
+
+    def next_batch() -> list[tuple]:  # type: ignore[type-arg]
+        rows: list[tuple] = [tuple(r) for r in conn.execute(sql, (state["after"], FTS_BATCH))]  # type: ignore[type-arg]
+        if rows:
+            state["after"] = rows[-1][0]
+            state["done"] += len(rows)
+            log.info("%s: %d of %d memories", what, min(state["done"], total), total)
+        return rows
+
+    return next_batch
+
+
+def _m0003_fts_porter(conn: apsw.Connection) -> None:
+    # Stemming ("herons" finds "heron") and a second column for context words (the date a dated
+    # fact refers to, in words); the index is rebuilt in batches with progress in the log.
+    from vodou_desktop.vault.facts import date_words
+
+    conn.execute(
+        "DROP TRIGGER chunks_fts_insert; DROP TRIGGER chunks_fts_delete; DROP TRIGGER chunks_fts_update;"
+        " DROP TABLE chunks_fts; ALTER TABLE chunks ADD COLUMN context TEXT"
+    )
+    dated = _batches(conn, "SELECT id, valid_at FROM chunks WHERE id > ? AND valid_at IS NOT NULL"
+                           " AND document_id IS NULL ORDER BY id LIMIT ?", "dating memories")
+    while rows := dated():
+        conn.executemany("UPDATE chunks SET context = ? WHERE id = ?", [(date_words(v), i) for i, v in rows])
+    _create_fts(conn)
+    fill = _batches(conn, "SELECT id FROM chunks WHERE id > ? ORDER BY id LIMIT ?", "rebuilding the keyword index")
+    while rows := fill():
+        conn.execute("INSERT INTO chunks_fts(rowid, text, context) SELECT id, text, context FROM chunks"
+                     " WHERE id BETWEEN ? AND ?", (rows[0][0], rows[-1][0]))
+
+
+def _m0004_threads(conn: apsw.Connection) -> None:
+    # Memories from one conversation or session keep their order: thread_id is the id of the thread's
+    # first memory, thread_seq the position in it. Existing memories: one thread per batch (a captured
+    # window, an imported conversation); the rest are threaded by the rule of ``facts.infer_thread``.
+    from vodou_desktop.vault.facts import ThreadTail, continues
+
+    conn.execute(
+        "ALTER TABLE chunks ADD COLUMN thread_id INTEGER; ALTER TABLE chunks ADD COLUMN thread_seq INTEGER;"
+    )
+    rows = _batches(conn, "SELECT c.id, c.project_id, c.valid_at, c.created_at, s.kind, s.tool, s.tier, s.batch_id"
+                          " FROM chunks c JOIN memory_sources s ON s.id = c.source_id"
+                          " WHERE c.id > ? AND c.document_id IS NULL ORDER BY c.id LIMIT ?", "threading memories")
+    prev: ThreadTail | None = None
+    batches: dict[str, tuple[int, int]] = {}
+    while batch := rows():
+        updates = []
+        for chunk_id, project, valid_at, created_at, kind, tool, tier, batch_id in batch:
+            tail = ThreadTail(chunk_id, chunk_id, 0, project, valid_at, created_at, kind, tool, tier)
+            if batch_id and batch_id in batches:
+                thread, seq = batches[batch_id]
+                tail = tail._replace(thread_id=thread, thread_seq=seq + 1)
+            elif not batch_id and prev is not None and continues(prev, tail):
+                tail = tail._replace(thread_id=prev.thread_id, thread_seq=prev.thread_seq + 1)
+            if batch_id:
+                batches[batch_id] = (tail.thread_id, tail.thread_seq)
+            updates.append((tail.thread_id, tail.thread_seq, chunk_id))
+            prev = None if batch_id else tail
+        conn.executemany("UPDATE chunks SET thread_id = ?, thread_seq = ? WHERE id = ?", updates)
+    conn.execute("CREATE INDEX chunks_thread ON chunks(thread_id, thread_seq)")
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _m0001_initial),
     ("0002_pinning", _m0002_pinning),
+    ("0003_fts_porter", _m0003_fts_porter),
+    ("0004_threads", _m0004_threads),
 ]

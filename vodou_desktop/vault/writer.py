@@ -18,7 +18,7 @@ from typing import Any
 
 import apsw
 
-from vodou_desktop.vault.connection import open_connection, translate_errors
+from vodou_desktop.vault.connection import open_connection, quick_check_before_first_write, translate_errors
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +55,8 @@ class WriterThread:
         self._thread = threading.Thread(target=self._run, name="vodou-vault-writer", daemon=True)
         self._conn: apsw.Connection | None = None
         self._started: Future[None] = Future()
+        self._checked = False
+        self._damaged: BaseException | None = None
 
     def start(self, setup: Callable[[apsw.Connection], object]) -> None:
         """Open the connection in the writer thread and run ``setup`` (migrations) there."""
@@ -76,6 +78,23 @@ class WriterThread:
         if self._thread.is_alive():
             self._queue.put(_STOP)
             self._thread.join()
+
+    def ensure_checked(self) -> None:
+        """``PRAGMA quick_check`` once, before this process's first write (writer thread only).
+
+        A damaged vault refuses this and every later write with the same message; nothing is written.
+        """
+        if self._damaged is not None:
+            raise self._damaged
+        if self._checked:
+            return
+        assert self._conn is not None and self.in_writer_thread
+        try:
+            quick_check_before_first_write(self._conn, self._path)
+        except BaseException as exc:
+            self._damaged = exc
+            raise
+        self._checked = True
 
     @property
     def in_writer_thread(self) -> bool:
@@ -105,6 +124,7 @@ class WriterThread:
         conn = self._conn
         change = Change()
         try:
+            self.ensure_checked()
             with translate_errors(self._path):
                 if not transaction:
                     result = job(conn, change)

@@ -9,6 +9,7 @@ import { addToLibrary, matchPage, readForTurn, saveNote, sendTurn, suggestFor } 
 import { completePairing, setPort, startPairing, unpair } from './pairing.js';
 import { probes } from './probe.js';
 import { askForMode } from './sitemode.js';
+import { rememberProject } from './siteproject.js';
 import { refreshTab } from './tabwatch.js';
 
 async function requireTab() {
@@ -44,6 +45,7 @@ export const HANDLERS = {
   setPort: ({ port }) => setPort(port),
   pageState: () => pageState(),
   setSiteMode: (message) => changeMode(message),
+  setProject: async ({ project }) => rememberProject((await requireTab()).url, project || ''),
   saveNote: async ({ text }) => saveNote(await requireTab(), text),
   readForTurn: async () => readForTurn(await requireTab()),
   sendTurn: async ({ content, pageContext }) => sendTurn(await requireTab(), content, pageContext),

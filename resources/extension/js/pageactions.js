@@ -5,6 +5,7 @@ import { call } from './bridge.js';
 import { MAY_READ_PAGE, MAY_WRITE } from './config.js';
 import { readPageText } from './pagetext.js';
 import { probes } from './probe.js';
+import { projectFor, withProject } from './siteproject.js';
 import { requireMode, resolveMode } from './sitemode.js';
 import { refreshTab } from './tabwatch.js';
 
@@ -17,21 +18,26 @@ async function afterWrite(tab) {
   await refreshTab(tab);
 }
 
-/** "From this page": facts, documents (each once) and, with pageContext, related memories. */
+/** "From this page": facts and documents (each once, every project, each with its project) and,
+ * with pageContext, related memories of the chosen project. Nothing is asked on an off site. */
 export async function matchPage(tab, pageContext = '') {
+  const empty = { facts: [], documents: [], related: [], projects: [], project: '' };
   const resolution = await resolveMode(tab.url);
-  if (!resolution) return { resolution: null, facts: [], documents: [], related: [] };
-  if (resolution.mode === 'off') return { resolution, facts: [], documents: [], related: [] };
-  const body = { url: tab.url, title: titleOf(tab) };
+  if (!resolution) return { resolution: null, ...empty };
+  if (resolution.mode === 'off') return { resolution, ...empty };
+  const project = await projectFor(tab.url);
+  const body = withProject({ url: tab.url, title: titleOf(tab) }, project);
   if (pageContext) body.pageContext = pageContext;
   const match = await call('POST', '/api/page-match/match', body);
-  return { resolution, facts: match.facts || [], documents: match.documents || [], related: match.related || [] };
+  return { resolution, facts: match.facts || [], documents: match.documents || [], related: match.related || [],
+    projects: match.projects || [], project };
 }
 
 /** Context menu "Send selection to Vodou memory": the selection with the tab's URL and title. */
 export async function sendSelection(tab, text) {
   await requireMode(tab.url, MAY_WRITE, 'sending the selection');
-  const saved = await call('POST', '/api/selection', { url: tab.url, title: titleOf(tab), text });
+  const saved = await call('POST', '/api/selection',
+    withProject({ url: tab.url, title: titleOf(tab), text }, await projectFor(tab.url)));
   await afterWrite(tab);
   return saved;
 }
@@ -40,14 +46,16 @@ export async function sendSelection(tab, text) {
 export async function addToLibrary(tab) {
   const resolution = await requireMode(tab.url, MAY_WRITE, 'adding the page to the Library');
   const page = await readPageText(tab.id, resolution.host);
-  const saved = await call('POST', '/api/library', { url: tab.url, title: page.title || titleOf(tab), text: page.text });
+  const saved = await call('POST', '/api/library',
+    withProject({ url: tab.url, title: page.title || titleOf(tab), text: page.text }, await projectFor(tab.url)));
   await afterWrite(tab);
   return saved;
 }
 
 export async function saveNote(tab, text) {
   await requireMode(tab.url, MAY_WRITE, 'saving a note for this page');
-  const saved = await call('POST', '/api/notes', { url: tab.url, title: titleOf(tab), text });
+  const saved = await call('POST', '/api/notes',
+    withProject({ url: tab.url, title: titleOf(tab), text }, await projectFor(tab.url)));
   await afterWrite(tab);
   return saved;
 }
@@ -62,12 +70,13 @@ export async function readForTurn(tab) {
 /** One turn: `content` is what the person typed; `pageContext` serves this turn only. */
 export async function sendTurn(tab, content, pageContext) {
   await requireMode(tab.url, MAY_READ_PAGE, 'using the page');
-  const turn = await call('POST', '/api/turns', { content, pageContext, url: tab.url, title: titleOf(tab) });
+  const turn = await call('POST', '/api/turns',
+    withProject({ content, pageContext, url: tab.url, title: titleOf(tab) }, await projectFor(tab.url)));
   await afterWrite(tab);
   return turn;
 }
 
 export async function suggestFor(tab, prefix) {
   await requireMode(tab.url, MAY_READ_PAGE, 'suggestions');
-  return call('POST', '/api/page-match/suggest', { url: tab.url, prefix });
+  return call('POST', '/api/page-match/suggest', withProject({ url: tab.url, prefix }, await projectFor(tab.url)));
 }

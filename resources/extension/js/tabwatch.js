@@ -23,10 +23,25 @@ async function reportActivePage(tab) {
   }
 }
 
+/** An off site: only its host (already sent to ask the mode), so the tray dims like the toolbar. */
+async function reportOffSite(host) {
+  const report = `off:${host}`;
+  if (report === lastReported) return;
+  lastReported = report;
+  try {
+    await call('POST', '/api/active-page', { offHost: host });
+  } catch {
+    lastReported = ''; // the tray keeps its last state; the toolbar is already right
+  }
+}
+
 async function refresh(tab) {
   const resolution = await resolveMode(tab.url);
   if (resolution.mode === 'off') {
-    await showIcon(tab.id, 'dimmed', `Vodou is off on ${resolution.host} (${resolution.reason})`);
+    const paused = resolution.reason === 'paused';
+    await showIcon(tab.id, paused ? 'paused' : 'dimmed',
+      paused ? 'Vodou is paused: it reads no page' : `Vodou is off on ${resolution.host} (${resolution.reason})`);
+    await reportOffSite(resolution.host);
     return;
   }
   await reportActivePage(tab);

@@ -92,6 +92,12 @@ def test_active_page_emits_an_event(bridge: Bridge) -> None:
     refused = bridge.post("/api/active-page", {"url": URL})
     assert refused.status == 403 and refused.code == "policy_refused"
     assert not [e for e in bridge.events if e[0] == events.ACTIVE_PAGE]
+    off = bridge.post("/api/active-page", {"offHost": "news.example.org"})  # the host only, so the tray dims
+    assert off.status == 200 and off.json["accepted"] is False and off.json["url"] is None
+    assert (off.json["host"], off.json["mode"]) == ("news.example.org", "off")
+    assert [e for e in bridge.events if e[0] == events.ACTIVE_PAGE] == [(events.ACTIVE_PAGE, off.json)]
+    not_off = bridge.post("/api/active-page", {"offHost": "elsewhere.example"})
+    assert not_off.status == 400 and "not off" in not_off.json["error"]["message"]
 
 
 def test_turn_without_model_records_the_note(bridge: Bridge) -> None:
@@ -104,7 +110,8 @@ def test_turn_without_model_records_the_note(bridge: Bridge) -> None:
 
 
 def test_approvals_list_and_decide(bridge: Bridge) -> None:
-    turn = bridge.post("/api/turns", {"content": "note this", "pageContext": "some page text"}).json
+    turn = bridge.post("/api/turns", {"content": "note this", "pageContext": "some page text",
+                                      "url": "https://example.org/a"}).json
     [pending] = turn["pending"]
     assert bridge.get("/api/approvals").json["approvals"][0]["id"] == pending["id"]
     assert any(kind == events.APPROVALS_CHANGED for kind, _ in bridge.events)
@@ -121,3 +128,26 @@ def test_approvals_list_and_decide(bridge: Bridge) -> None:
 def test_unknown_route_and_method(bridge: Bridge) -> None:
     assert bridge.get("/api/nowhere").status == 404
     assert bridge.request("DELETE", "/api/notes").status == 405
+
+
+def test_green_probe_and_from_this_page_list_the_same_memories_of_every_project(bridge: Bridge) -> None:
+    """Issue 14 defect 1: the icon is green exactly when the panel's list is non-empty, and the list
+    holds every project's memories from this page, each with its project."""
+    assert bridge.get(f"/api/page-match/probe?url={KEY}").json["state"] == "none"
+    assert bridge.post("/api/page-match/match", {"url": KEY}).json["facts"] == []
+    saved = {}
+    for project in ("family", "thesis", None):
+        body = {"url": URL, "title": "One", "text": f"a memory for {project or 'everyone'}"}
+        if project:
+            body["project"] = project
+        saved[bridge.post("/api/notes", body).json["id"]] = project
+    assert bridge.get(f"/api/page-match/probe?url={KEY}").json["state"] == "green"
+    for chosen in (None, "family"):
+        body = {"url": KEY, **({"project": chosen} if chosen else {})}
+        match = bridge.post("/api/page-match/match", body).json
+        assert {f["id"]: f["project"] for f in match["facts"]} == saved
+        assert match["projects"] == ["family", "thesis"]
+    bridge.request("PUT", "/api/page-match/site-mode", {"host": "example.org", "mode": "off"})
+    off = bridge.post("/api/page-match/match", {"url": KEY}).json
+    assert off["facts"] == off["projects"] == []
+    assert bridge.get(f"/api/page-match/probe?url={KEY}").json["state"] is None

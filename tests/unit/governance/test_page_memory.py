@@ -102,12 +102,21 @@ def test_related_are_meaning_matches_of_the_page_context_which_is_never_stored(
     assert total_hits(vault_path, "PAGECONTEXT-91ab") == 0
 
 
-def test_match_respects_the_project_wall(page_memory: PageMemory, vault: Vault) -> None:
+def test_from_this_page_lists_every_project_and_related_keeps_the_wall(page_memory: PageMemory,
+                                                                        vault: Vault) -> None:
     global_fact = add_fact(vault, "global okapi fact", PAGE)
     alpha = add_fact(vault, "alpha okapi fact", PAGE, project="alpha")
-    add_fact(vault, "beta okapi fact", PAGE, project="beta")
-    assert [f["id"] for f in page_memory.match(PAGE)["facts"]] == [global_fact]
-    assert {f["id"] for f in page_memory.match(PAGE, project="alpha")["facts"]} == {global_fact, alpha}
+    beta = add_fact(vault, "beta okapi fact", PAGE, project="beta")
+    add_fact(vault, "alpha okapi elsewhere", "https://zoo.example.net/", project="alpha")
+    add_fact(vault, "beta okapi elsewhere", "https://zoo.example.net/", project="beta")
+    for chosen in (None, "alpha"):
+        result = page_memory.match(PAGE, page_context="okapi", project=chosen)
+        assert {(f["id"], f["project"]) for f in result["facts"]} == {
+            (global_fact, None), (alpha, "alpha"), (beta, "beta")}
+        assert result["projects"] == ["alpha", "beta"]
+    scoped = page_memory.match(PAGE, page_context="okapi elsewhere", project="alpha")
+    assert {r["project"] for r in scoped["related"]} == {"alpha"}  # the picker scopes meaning matches
+    assert page_memory.match(PAGE, page_context="okapi elsewhere")["related"] == []
 
 
 def test_suggestions_complete_the_last_word(page_memory: PageMemory, vault: Vault) -> None:

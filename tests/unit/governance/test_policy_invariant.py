@@ -219,6 +219,9 @@ def hidden_host(vault: Vault) -> dict[str, Any]:
         conn.execute("INSERT INTO entities(id, name, created_at) VALUES (5, 'Zebra', 'now')")
         for cid in [*hidden, visible]:
             conn.execute("INSERT INTO entity_links(entity_id, chunk_id) VALUES (5, ?)", (cid,))
+        # one conversation: the visible fact sits between hidden turns (neighbour readers)
+        for seq, cid in enumerate([hidden[0], hidden[1], visible, hidden[2], hidden[3]]):
+            conn.execute("UPDATE chunks SET thread_id = ?, thread_seq = ? WHERE id = ?", (hidden[0], seq, cid))
         # The seed-000 recipe: stamp invalid_at on every fact (and document) of one host.
         conn.execute("UPDATE chunks SET invalid_at = '2025-01-01T00:00:00+00:00' WHERE document_id IS NULL AND"
                      " (page_host LIKE '%forgotten.example' OR source_id IN (SELECT id FROM memory_sources"
@@ -280,7 +283,7 @@ def test_every_reader_returns_nothing_from_a_forgotten_host(vault: Vault, hidden
         checked.append(name)
     assert vault.read(lambda c: q.count_facts(c, FactFilter(project=ALL_PROJECTS))) == 1
     assert {"get_fact", "list_facts", "keyword_search", "facts_for_page", "page_has_memory",
-            "documents_for_page", "list_documents"} <= set(checked)
+            "documents_for_page", "list_documents", "thread_neighbour_ids"} <= set(checked)
 
 
 def test_every_page_memory_read_returns_nothing_from_a_forgotten_host(page_memory: PageMemory,

@@ -118,5 +118,10 @@ def test_cli_exit_codes_and_json(vault_path, vault, clean_code, monkeypatch):
         "INSERT INTO memory_sources(kind, tier, created_at) VALUES ('note', 'first_party', '2026-01-01')"))
     res = run_cli("--vault", str(vault_path), "doctor")
     assert res.code == 1
+    said = " ".join(res.out.split())
+    assert "1 internal audit failed: this is a bug in Vodou" in said and "vodou doctor --verbose" in said
+    assert "FAIL" not in res.out  # the audits' details are for developers
+    res = run_cli("--vault", str(vault_path), "doctor", "--verbose")
+    assert res.code == 1
     assert "FAIL  page-kind sources carry their URL (seed 000): note: 2 of 3 without URL" not in res.out
     assert "FAIL  page-kind sources carry their URL (seed 000): note: 1 of 2 without URL" in res.out

@@ -24,7 +24,8 @@ def test_tier_weights_order_equal_matches(vault: Vault, cli_model: object) -> No
     assert weights == {"first_party": 1.0, "capture": 0.925, "import": 0.85}
     for r in rows:
         e = r["explain"]
-        assert abs(e["final"] - e["fused"] * e["tier_weight"] * e["duplicate_weight"] * e["scope_weight"]) < 1e-5
+        assert abs(e["shared"] - (e["fused"] + e["from_before"] + e["from_after"])) < 1e-5
+        assert abs(e["final"] - e["shared"] * e["tier_weight"] * e["duplicate_weight"] * e["scope_weight"]) < 1e-5
 
 
 def test_non_canonical_duplicate_is_demoted(vault: Vault, cli_model: object) -> None:

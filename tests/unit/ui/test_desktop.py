@@ -108,9 +108,21 @@ def test_pause_dims_the_icon_state(qtbot, desktop):
     report_page(qtbot, desktop)
     assert desktop.active_page.state.icon_state == "neutral"
     desktop.actions["pause"].trigger()
-    qtbot.waitUntil(lambda: desktop.active_page.state.icon_state == "dimmed", timeout=3000)
+    qtbot.waitUntil(lambda: desktop.active_page.state.icon_state == "paused", timeout=3000)
     assert desktop.sites.paused
     assert not desktop.actions["mode.collect"].isEnabled()
+
+
+def test_an_off_site_dims_the_tray_like_the_toolbar(qtbot, desktop):
+    """Issue 14 defect 4: the toolbar dimmed on an off site while the tray stayed blue."""
+    report_page(qtbot, desktop)
+    assert desktop.active_page.state.icon_state == "neutral"
+    desktop.sites.set_rule("bank.example", "off")
+    off = {"accepted": False, "url": None, "pageKey": None, "title": None, "host": "bank.example",
+           "mode": "off", "reason": "user rule on bank.example"}
+    desktop.hub.emit(events.ACTIVE_PAGE, off)  # what POST /api/active-page {"offHost"} raises
+    qtbot.waitUntil(lambda: desktop.active_page.state.icon_state == "dimmed", timeout=3000)
+    assert desktop.actions["page"].text() == "bank.example — off (user rule on bank.example)"
 
 
 def test_memory_saved_from_the_page_turns_the_state_green(qtbot, desktop):
@@ -127,9 +139,40 @@ def test_panel_shows_facts_and_documents_from_this_page(qtbot, desktop):
     report_page(qtbot, desktop)
     panel = desktop.panel
     qtbot.waitUntil(lambda: panel.loaded is not None and panel.facts.rowCount() == 1, timeout=3000)
-    assert panel.facts.index(0, 0).data() == "Exact fact from the story"
+    assert panel.facts.index(0, 0).data() == "Exact fact from the story\nglobal · fact"
     assert panel.documents.rowCount() == 1
     assert panel.title.text() == "A story" and panel.host.text() == "news.example.com"
+
+
+def test_tray_panel_lists_every_project_exactly_when_the_icon_is_green(qtbot, desktop):
+    """Issue 14 defect 1: green icon ⇔ the panel lists it; all projects, each with its project."""
+    vault = desktop.runtime.vault
+    report_page(qtbot, desktop)
+    panel = desktop.panel
+    qtbot.waitUntil(lambda: panel.loaded is not None, timeout=3000)
+    assert desktop.active_page.state.icon_state == "neutral" and panel.facts.rowCount() == 0
+    assert panel.empty.isVisibleTo(panel) and "No memories saved from this page" in panel.empty.text()
+    for project in ("family", "thesis", "garden"):
+        remember(vault, f"Story memory for {project}", Origin("note", url=PAGE), project=project)
+    qtbot.waitUntil(lambda: desktop.active_page.state.icon_state == "green", timeout=3000)
+    panel.refresh()
+    qtbot.waitUntil(lambda: panel.facts.rowCount() == 3, timeout=3000)
+    shown = {panel.facts.index(i, 0).data() for i in range(3)}
+    assert shown == {f"Story memory for {p}\n{p} · fact" for p in ("family", "thesis", "garden")}
+    assert not panel.empty.isVisibleTo(panel)
+    assert [panel.project.itemText(i) for i in range(panel.project.count())] == [
+        "No project (global)", "family", "garden", "thesis"]
+    panel.project.setCurrentIndex(2)
+    panel.project.activated.emit(2)
+    assert panel.site_projects.get("news.example.com") == "garden"  # remembered per site
+    qtbot.waitUntil(lambda: panel.project.currentText() == "garden" and panel.facts.rowCount() == 3, timeout=3000)
+
+
+def test_tray_panel_without_a_page_says_how_to_pair(qtbot, desktop):
+    panel = desktop.panel
+    panel.set_page(desktop.active_page.state)
+    qtbot.waitUntil(lambda: panel.loaded is not None, timeout=3000)
+    assert "Pair the browser extension" in panel.empty.text()
 
 
 @pytest.mark.parametrize("decision", ["approve", "deny"])
@@ -146,6 +189,17 @@ def test_approve_or_deny_from_the_panel(qtbot, desktop, decision):
     facts = desktop.runtime.vault.read(lambda c: q.list_facts(c, FactFilter(project=ALL_PROJECTS)))
     assert [f.text for f in facts] == (["Remember the parked fact"] if decision == "approve" else [])
     assert gate.get(parked["approval"]["id"])["status"] == ("approved" if decision == "approve" else "denied")
+
+
+def test_an_in_memory_approval_shows_in_the_approvals_tab_and_says_it_is_not_saved(qtbot, desktop):
+    tab = desktop.browser.extra_tabs["Approvals"]
+    tab.refresh()
+    qtbot.waitUntil(lambda: tab.summary.text() == "Nothing waits for your approval.", timeout=3000)
+    qtbot.wait(1000)  # let that refresh settle: only the approvals event may bring the new row
+    parked = desktop.bridge_services.gate.submit("remember", {"text": "From a page"}, Turn(None, has_page_content=True))
+    assert parked["approval"]["volatile"] is True
+    qtbot.waitUntil(lambda: tab.summary.text() == "1 waiting for you", timeout=3000)  # no vault change needed
+    assert "memory only" in tab.model.row_record(0)["reason"]
 
 
 def test_a_second_launch_raises_the_browser(qtbot, desktop):

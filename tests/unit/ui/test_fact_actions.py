@@ -58,7 +58,7 @@ def test_correct_shows_the_new_text_and_the_old_revision_never_recalled(qtbot, g
                     and shown_fact(browser).text == "Prefers light mode in every editor")
     assert not prompt.isVisible()
     assert "Prefers light mode in every editor" in shown_texts(browser) and DARK not in shown_texts(browser)
-    body = tab.details.body.text()
+    body = tab.details.text()
     assert f"r1: {DARK} <i>(superseded — never recalled)</i>" in body
     assert "<b>r2: Prefers light mode in every editor</b>" in body
     assert [r.revision for r in tab.details.details.revisions] == [1, 2]
@@ -72,7 +72,7 @@ def test_pin_and_unpin_change_the_tier(qtbot, governed, seeded):
     tab.fact_actions["pin"].trigger()
     qtbot.waitUntil(lambda: shown_fact(browser).tier == "pinned")
     assert tab.fact_actions["pin"].text() == "Unpin"
-    assert "<td><i>Tier</i></td><td>pinned</td>" in tab.details.body.text()
+    assert "<i>Pinned</i> yes" in tab.details.text()
     tab.filters.tier.setCurrentText("pinned")
     qtbot.waitUntil(lambda: shown_texts(browser) == [PNPM])
     tab.fact_actions["pin"].trigger()
@@ -102,7 +102,7 @@ def test_forget_hides_until_show_forgotten_and_undo_brings_it_back(qtbot, govern
     assert tab.model.index(row, 0).data().endswith("(forgotten)")
     select(qtbot, browser, PNPM)
     assert not actions["forget"].isEnabled() and actions["undo"].isEnabled()
-    assert "Forgotten" in tab.details.body.text()
+    assert "Forgotten" in tab.details.text()
     actions["undo"].trigger()
     qtbot.waitUntil(lambda: not shown_fact(browser).forgotten)
     tab.filters.forgotten.setChecked(False)
@@ -147,7 +147,7 @@ def test_link_to_page_obeys_the_site_mode(qtbot, governed, seeded):
     prompt.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
     qtbot.waitUntil(lambda: shown_fact(browser).page_url == "https://open.example.org/handbook")
     assert not prompt.isVisible()
-    assert 'Page (manual): <a href="https://open.example.org/handbook">' in browser.memories.details.body.text()
+    assert 'Linked to page (manual): <a href="https://open.example.org/handbook">' in browser.memories.details.text()
 
 
 def test_the_context_menu_holds_the_same_actions(qtbot, governed, seeded):

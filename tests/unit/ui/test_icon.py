@@ -239,11 +239,65 @@ def test_premultiplied_input_gives_the_same_result_as_straight_input():
 
 
 @pytest.mark.parametrize("size", ARTWORK_SIZES)
-def test_dimmed_is_grey_and_faded(size):
+def test_dimmed_is_grey_and_keeps_its_shape(size):
     before = argb(artwork_image(size))
     after = argb(dim(artwork_image(size)))
     assert (after[..., 1] == after[..., 2]).all() and (after[..., 2] == after[..., 3]).all()
     assert (after[..., 0] == np.rint(before[..., 0] * DIM_OPACITY)).all()
+
+
+def luminance(rgb: np.ndarray) -> np.ndarray:
+    """WCAG relative luminance of sRGB rows (..., 3) in 0-255."""
+    c = rgb / 255.0
+    c = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return 0.2126 * c[..., 0] + 0.7152 * c[..., 1] + 0.0722 * c[..., 2]
+
+
+def figure_contrast(state: str, size: int, panel: tuple[int, int, int]) -> float:
+    """Contrast (WCAG) of the figure's body against the panel, composited as the panel shows it:
+    the median over the icon's mostly opaque pixels (body, eyes and marks alike)."""
+    img = argb(state_image(state, size))
+    alpha = img[..., 0:1] / 255.0
+    shown = img[..., 1:] * alpha + np.array(panel) * (1 - alpha)
+    solid = img[..., 0] >= 128
+    lum, bg = luminance(shown[solid]), luminance(np.array(panel, dtype=float))
+    ratio = (np.maximum(lum, bg) + 0.05) / (np.minimum(lum, bg) + 0.05)
+    return float(np.median(ratio))
+
+
+DARK_PANEL, LIGHT_PANEL = (0x1F, 0x1F, 0x1F), (0xF0, 0xF0, 0xF0)
+
+
+@pytest.mark.parametrize("size", [16, 22])
+@pytest.mark.parametrize("state", ["dimmed", "paused"])
+def test_off_and_paused_icons_stand_out_on_dark_and_light_panels(state, size):
+    """Issue 14 defect 4: the grey off icon vanished on a dark panel (1.9:1 before)."""
+    assert figure_contrast(state, size, DARK_PANEL) >= 3.0
+    assert figure_contrast(state, size, LIGHT_PANEL) >= 2.9
+
+
+def _luma(img: np.ndarray) -> np.ndarray:
+    return np.rint(0.299 * img[..., 1] + 0.587 * img[..., 2] + 0.114 * img[..., 3])
+
+
+@pytest.mark.parametrize("size", [16, 22])
+def test_states_differ_by_shape_not_colour_alone(size):
+    """In grey (as a colour-blind person or a monochrome panel sees it) every state still differs."""
+    grey = {state: _luma(argb(state_image(state, size))) for state in STATES}
+    for one, other in [("neutral", "green"), ("green", "dimmed"), ("dimmed", "paused"), ("neutral", "dimmed")]:
+        changed = np.abs(grey[one] - grey[other]) > 60
+        assert changed.sum() >= size // 2, (one, other, int(changed.sum()))
+
+
+@pytest.mark.parametrize("size", [16, 22])
+def test_pupils_stay_visible_at_small_sizes(size):
+    """The pupils vanished at 16 px: each eye keeps dark pixels inside its white."""
+    img = argb(state_image("neutral", size))
+    scale = size / 64.0
+    for cx, cy, rx, ry in eye_ellipses():
+        box = img[int((cy - ry) * scale):int((cy + ry) * scale) + 1, int((cx - rx) * scale):int((cx + rx) * scale) + 1]
+        assert (box[..., 1:].max(axis=-1) < 110).any(), (size, cx)
+        assert (box[..., 1:].min(axis=-1) > 200).any(), (size, cx)
 
 
 @pytest.mark.parametrize("size", [*ARTWORK_SIZES, 20, 24, 256])

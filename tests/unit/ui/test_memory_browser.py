@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 from pytestqt.modeltest import ModelTester
 
 from vodou_desktop.ingest.dedupe import dedupe_scan
@@ -21,7 +22,9 @@ def test_typing_a_query_shows_results(qtbot, services, seeded):
     qtbot.waitUntil(lambda: len(shown_texts(browser)) == 5)
     qtbot.keyClicks(browser.memories.search_box, "pnpm")
     qtbot.waitUntil(lambda: shown_texts(browser) == ["Use pnpm, not npm, in the web repository"])
-    assert browser.memories.model.index(0, 3).data() not in ("", None)  # a score is shown
+    model = browser.memories.model
+    assert model.columns[-1] == "Why it matched"
+    assert model.index(0, len(model.columns) - 1).data() == "matched 'pnpm' · you wrote it"
 
 
 def test_filters_change_the_results(qtbot, services, seeded):
@@ -69,14 +72,41 @@ def test_details_show_provenance_and_score_explanation(qtbot, services, seeded):
     qtbot.keyClicks(tab.search_box, "borrow checker")
     qtbot.waitUntil(lambda: len(shown_texts(browser)) == 1)
     first = tab.model.index(0, 0)
-    assert tab.model.rowCount(first) > 3  # the factors of the score, expandable
-    factor_names = {tab.model.index(i, 0, first).data() for i in range(tab.model.rowCount(first))}
-    assert {"keyword_bm25", "tier_weight", "final"} <= factor_names
+    why = tab.model.index(0, len(tab.model.columns) - 1)
+    assert why.data() == "matched 'borrow', 'checker' · you wrote it"
+    tooltip = why.data(Qt.ItemDataRole.ToolTipRole)
+    assert "Word match (0-1): 1.00" in tooltip and "Source weight" in tooltip
+    for raw in ("keyword_bm25", "alpha", "fused", "tier_weight"):
+        assert raw not in tooltip
+    assert tab.model.rowCount(first) == 0  # no expand arrows
     tab.view.setCurrentIndex(first)
     qtbot.waitUntil(lambda: tab.details.details is not None)
-    body = tab.details.body.text()
+    body = tab.details.text()
     assert 'href="https://doc.rust-lang.org/book/"' in body
-    assert "just now" in body
+    assert "just now" in body and "Why it matched:</b> matched 'borrow'" in body
+    for raw in ("keyword_bm25", "fused", "tier_weight"):
+        assert raw not in body
+
+
+def test_browsing_shows_project_kind_source_and_pin_without_a_score(qtbot, services, seeded):
+    from vodou_desktop.ingest import remember as ingest
+
+    ingest.pin(services.runtime.vault, seeded["Prefers dark mode in every editor"], True)
+    browser = MemoryBrowser(services)
+    qtbot.addWidget(browser)
+    qtbot.waitUntil(lambda: len(shown_texts(browser)) == 5)
+    model = browser.memories.model
+    assert model.columns == ("Memory", "Project", "Kind", "Source", "Age")
+    rows = {r.fact.text: i for i, r in enumerate(model.results)}
+    pnpm = rows["Use pnpm, not npm, in the web repository"]
+    assert [model.index(pnpm, c).data() for c in range(1, 4)] == ["web", "decision", "you wrote it (command line)"]
+    wiki = rows["The staging database password rotates every Monday"]
+    assert [model.index(wiki, c).data() for c in range(1, 4)] == ["infra", "fact", "wiki.example.com"]
+    chat = rows["The quarterly report is due on the fifth"]
+    assert model.index(chat, 1).data() == "global" and model.index(chat, 3).data() == "imported from ChatGPT"
+    qtbot.waitUntil(lambda: any(r.fact.tier == "pinned" for r in model.results))
+    pinned = next(i for i, r in enumerate(model.results) if r.fact.tier == "pinned")
+    assert model.index(pinned, 0).data() == "★ Prefers dark mode in every editor"
 
 
 def test_results_model_passes_the_model_tester(qtbot, services, seeded):
@@ -121,10 +151,10 @@ def test_details_show_a_real_fact_group_with_its_canonical(qtbot, services, mode
     details = browser.memories.details
     assert [f.id for f in details.details.group] == [kept]
     assert "<p><b>Same fact group</b></p><ul><li>The office moved to Lyon in March (canonical)</li></ul>" \
-        in details.body.text()
+        in details.text()
     _select(qtbot, browser, "The office moved to Lyon in March")
     assert [f.id for f in details.details.group] == [copy]
-    assert "<li>The office moved to Lyon in March.</li>" in details.body.text()
+    assert "<li>The office moved to Lyon in March.</li>" in details.text()
 
 
 def test_revision_history_lists_every_real_revision(qtbot, services, seeded):
@@ -137,7 +167,7 @@ def test_revision_history_lists_every_real_revision(qtbot, services, seeded):
     qtbot.waitUntil(lambda: "Prefers dark mode everywhere" in shown_texts(browser))
     assert not any(t.startswith("Prefers dark mode in") for t in shown_texts(browser))  # superseded: never shown
     _select(qtbot, browser, "Prefers dark mode everywhere")
-    body = browser.memories.details.body.text()
+    body = browser.memories.details.text()
     assert ("<ol><li>r1: Prefers dark mode in every editor <i>(superseded — never recalled)</i></li>"
             "<li>r2: Prefers dark mode in editors and terminals <i>(superseded — never recalled)</i></li>"
             "<li><b>r3: Prefers dark mode everywhere</b></li></ol>") in body

@@ -98,11 +98,12 @@ class ApprovalsTab(QWidget):
         self.deny_button.setEnabled(pending)
 
     def decide(self, decision: str) -> None:
-        """Approve or deny the selected pending action; the list refreshes from the vault change."""
+        """Approve or deny the selected pending action; the list refreshes when it is done."""
         approval = self.selected()
         if approval is None or approval.get("status") != "pending":
             return
         gate, approval_id = self._gate, int(approval["id"])
         self.approve_button.setEnabled(False)
         self.deny_button.setEnabled(False)
-        self._services.ops.run(lambda: gate.resolve(approval_id, decision), owner=self)
+        # Approvals kept in memory only (tainted turns) change no vault table: refresh here.
+        self._services.ops.run(lambda: gate.resolve(approval_id, decision), lambda _r: self.refresh(), owner=self)

@@ -10,13 +10,15 @@ import html
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QFontMetrics, QResizeEvent
+from PySide6.QtWidgets import QLabel, QSizePolicy, QTextBrowser, QVBoxLayout, QWidget
 
 from vodou_desktop.errors import NotFound
 from vodou_desktop.governance.ages import format_age
 from vodou_desktop.ui.browser.results_model import fact_age
 from vodou_desktop.vault import ALL_PROJECTS, Fact, FactFilter, Vault
 from vodou_desktop.vault import query as q
+from vodou_desktop.words import TIER_WORDS, fact_source, kind_words, project_words
 
 OWNER_VIEW = FactFilter(project=ALL_PROJECTS, include_forgotten=True, include_superseded=True)
 MAX_REVISIONS = 50
@@ -27,6 +29,7 @@ class FactDetails:
     fact: Fact
     revisions: list[Fact] = field(default_factory=list)  # oldest first, this fact included
     group: list[Fact] = field(default_factory=list)  # other members of its fact group
+    conversation: list[tuple[str, Fact]] = field(default_factory=list)  # ("before"|"after", the turn next to it)
 
 
 def load_details(vault: Vault, fact_id: int) -> FactDetails:
@@ -52,7 +55,16 @@ def _details(conn, fact_id: int) -> FactDetails:  # type: ignore[no-untyped-def]
     group = []
     if fact.fact_group is not None:
         group = [f for f in q.facts_in_group(conn, fact.fact_group, OWNER_VIEW) if f.id != fact.id]
-    return FactDetails(fact, [*reversed(older), fact, *newer], group)
+    return FactDetails(fact, [*reversed(older), fact, *newer], group, _conversation(conn, fact))
+
+
+def _conversation(conn, fact: Fact) -> list[tuple[str, Fact]]:  # type: ignore[no-untyped-def]
+    """The turns just before and after it in its conversation (current revisions, hidden ones marked)."""
+    view = FactFilter(project=ALL_PROJECTS, include_forgotten=True)
+    rows = q.thread_neighbour_ids(conn, [fact.id], view)
+    near = {offset: other for _, offset, other in rows if offset in (-1, 1)}
+    facts = {f.id: f for f in q.facts_by_ids(conn, list(near.values()), view)}
+    return [(label, facts[near[o]]) for o, label in ((-1, "before"), (1, "after")) if near.get(o) in facts]
 
 
 def _maybe(conn, fact_id: int) -> Fact | None:  # type: ignore[no-untyped-def]
@@ -62,33 +74,61 @@ def _maybe(conn, fact_id: int) -> Fact | None:  # type: ignore[no-untyped-def]
         return None
 
 
-def details_html(details: FactDetails) -> str:
-    """The pane's content as rich text (links open in the system browser)."""
-    fact = details.fact
+def provenance_html(fact: Fact) -> str:
+    """Project, kind, where it came from and when: always visible, however long the memory is."""
     esc = html.escape
-    parts = [f"<p style='font-size:13pt'>{esc(fact.text)}</p>"]
+    source = fact_source(fact)
+    if fact.tool and fact.tool not in source and fact.source_kind not in ("cli", "panel"):
+        source += f" · {fact.tool}"
+    rows = [
+        ("Project", project_words(fact.project)), ("Kind", kind_words(fact.kind)), ("Source", source),
+        ("Saved", format_age(fact.created_at, "instant")),
+        ("True as of", fact_age(fact) if fact.valid_at else None),
+        ("Pinned", "yes" if fact.tier == "pinned" else None),
+    ]
+    cells = " &nbsp;·&nbsp; ".join(f"<i>{esc(k)}</i> {esc(v)}" for k, v in rows if v)
+    parts = [f"<p>{cells}</p>"]
     state = _state(fact)
     if state:
         parts.append(f"<p><b>{esc(state)}</b></p>")
-    rows = [
-        ("Kind", fact.kind), ("Project", fact.project or "global"), ("Scope", fact.scope),
-        ("Tier", fact.tier), ("Source", f"{fact.source_kind}" + (f" · {fact.tool}" if fact.tool else "")),
-        ("Title", fact.title), ("Created", format_age(fact.created_at, "instant")),
-        ("Valid", fact_age(fact) if fact.valid_at else None), ("Revision", str(fact.revision)),
-    ]
+    if fact.source_url or fact.page_url:
+        parts.append(f"<p>From {_link(fact.source_url or fact.page_url or '')}</p>")
+    return "".join(parts)
+
+
+def details_html(details: FactDetails, why: str = "", factors: list[tuple[str, str]] | None = None) -> str:
+    """The scrolling body: the whole text, then why it matched, the title, history and group."""
+    fact = details.fact
+    esc = html.escape
+    paragraphs = "".join(f"<p>{esc(p)}</p>" for p in fact.text.split("\n") if p.strip())
+    parts = [paragraphs or f"<p>{esc(fact.text)}</p>"]
+    if why:
+        parts.append(f"<p><b>Why it matched:</b> {esc(why, quote=False)}</p>")
+    if factors:
+        parts.append("<table cellspacing=2>" + "".join(
+            f"<tr><td><i>{esc(k)}</i></td><td>{esc(v)}</td></tr>" for k, v in factors) + "</table>")
+    rows = [("Page title", fact.title), ("Scope", fact.scope), ("Revision", str(fact.revision)),
+            ("Trust", TIER_WORDS.get(fact.tier, fact.tier))]
     table = "".join(f"<tr><td><i>{esc(k)}</i></td><td>{esc(v)}</td></tr>" for k, v in rows if v)
     parts.append(f"<table cellspacing=4>{table}</table>")
-    if fact.source_url:
-        parts.append(f"<p>Source: {_link(fact.source_url)}</p>")
     if fact.page_url and fact.page_url != fact.source_url:
-        parts.append(f"<p>Page ({esc(fact.page_set_by or '')}): {_link(fact.page_url)}</p>")
+        parts.append(f"<p>Linked to page ({esc(fact.page_set_by or '')}): {_link(fact.page_url)}</p>")
     if len(details.revisions) > 1:
         parts.append("<p><b>Revision history</b></p><ol>" + "".join(
             f"<li>{_revision_line(r, fact)}</li>" for r in details.revisions) + "</ol>")
     if details.group:
         parts.append("<p><b>Same fact group</b></p><ul>" + "".join(
             f"<li>{esc(g.text)}{' (canonical)' if g.is_canonical else ''}</li>" for g in details.group) + "</ul>")
+    if details.conversation:
+        parts.append("<p><b>In its conversation</b></p><ul>" + "".join(
+            f"<li><i>{esc(label)}:</i> {esc(turn.text)}{' (forgotten)' if turn.forgotten else ''}</li>"
+            for label, turn in details.conversation) + "</ul>")
     return "".join(parts)
+
+
+def title_of(text: str) -> str:
+    """The memory's first line, for the two-line title (the body holds the whole text)."""
+    return " ".join(text.split())
 
 
 def _state(fact: Fact) -> str:
@@ -112,20 +152,67 @@ def _link(url: str) -> str:
 
 
 class DetailPane(QWidget):
+    """Title (at most two lines), provenance (always visible), and the rest in a scrolling area."""
+
+    TITLE_LINES = 2
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.body = QLabel(wordWrap=True, openExternalLinks=True, textFormat=Qt.TextFormat.RichText)
-        self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
-        self.body.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.title = QLabel(wordWrap=True, textFormat=Qt.TextFormat.PlainText)
+        self.title.setStyleSheet("font-size: 13pt; font-weight: 600")
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.title.setAccessibleName("Memory title")
+        self.provenance = QLabel(wordWrap=True, openExternalLinks=True, textFormat=Qt.TextFormat.RichText)
+        self.provenance.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        self.provenance.setAccessibleName("Where this memory came from")
+        self.provenance.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.body = QTextBrowser(openExternalLinks=True)
+        self.body.setAccessibleName("Memory text and history")
+        self.body.setFrameShape(QTextBrowser.Shape.NoFrame)
         self.details: FactDetails | None = None
+        self._full_title = ""
+        self.body_html = ""
         layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.provenance)
         layout.addWidget(self.body, 1)
         self.show_empty()
 
-    def show_empty(self) -> None:
+    def show_empty(self, text: str = "Select a memory to see where it came from.") -> None:
         self.details = None
-        self.body.setText("<p style='color:gray'>Select a memory to see where it came from.</p>")
+        self._set_title("")
+        self.provenance.setText("")
+        self._set_body(f"<p style='color:gray'>{html.escape(text)}</p>")
 
-    def show_details(self, details: FactDetails) -> None:
+    def show_details(self, details: FactDetails, why: str = "", factors: list[tuple[str, str]] | None = None) -> None:
         self.details = details
-        self.body.setText(details_html(details))
+        self._set_title(title_of(details.fact.text))
+        self.provenance.setText(provenance_html(details.fact))
+        self._set_body(details_html(details, why, factors))
+
+    def text(self) -> str:
+        """Everything the pane says (title, provenance, body), as HTML-ish text for tests and tools."""
+        return "\n".join((self._full_title, self.provenance.text(), self.body_html))
+
+    def _set_body(self, markup: str) -> None:
+        self.body_html = markup
+        self.body.setHtml(markup)
+
+    def _set_title(self, text: str) -> None:
+        self._full_title = text
+        self.title.setToolTip(text if len(text) > 80 else "")
+        self._fit_title()
+
+    def _fit_title(self) -> None:
+        metrics = QFontMetrics(self.title.font())
+        width = max(120, self.title.width() or self.width() - 24)
+        self.title.setFixedHeight(metrics.lineSpacing() * self.TITLE_LINES + 4)
+        text = self._full_title
+        if metrics.horizontalAdvance(text) > width * self.TITLE_LINES - metrics.averageCharWidth() * 12:
+            text = metrics.elidedText(text, Qt.TextElideMode.ElideRight,
+                                      width * self.TITLE_LINES - metrics.averageCharWidth() * 12)
+        self.title.setText(text)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._fit_title()

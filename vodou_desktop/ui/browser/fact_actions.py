@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QObject
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from vodou_desktop.ingest import remember as ingest
@@ -20,6 +20,8 @@ from vodou_desktop.ui.services import Services
 from vodou_desktop.vault import Fact
 
 NAMES = ("correct", "pin", "forget", "undo", "erase", "link")
+KEYS = {"correct": "F2", "pin": "Ctrl+P", "forget": "Delete", "undo": "Ctrl+Z", "erase": "Shift+Delete",
+        "link": "Ctrl+L"}
 LABELS = {"correct": "Correct…", "pin": "Pin", "forget": "Forget", "undo": "Undo forget", "erase": "Erase…",
           "link": "Link to page…"}
 TIPS = {
@@ -48,10 +50,14 @@ class FactActions(QObject):
                         for name in NAMES}
         for name in NAMES:
             self.actions[name].triggered.connect(getattr(self, name))
+            self.actions[name].setShortcut(QKeySequence(KEYS[name]))
         self.set_fact(None)
 
     def __getitem__(self, name: str) -> QAction:
         return self.actions[name]
+
+    def all(self) -> list[QAction]:
+        return [self.actions[name] for name in NAMES]
 
     def set_fact(self, fact: Fact | None) -> None:
         """The memory shown in the detail pane (freshly read), or None."""

@@ -1,4 +1,4 @@
-"""The memory browser's filter bar: project, tier, host, kind, show forgotten → one FactFilter."""
+"""The memory browser's filter bar: project, tier, host, kind, writing tool, show forgotten → one FactFilter."""
 
 from __future__ import annotations
 
@@ -29,12 +29,14 @@ class FilterBar(QWidget):
         self.kind = QComboBox(editable=True)
         self.kind.addItems([ANY_KIND, *KNOWN_KINDS])
         self.host = QLineEdit(placeholderText="site, e.g. example.com", clearButtonEnabled=True)
+        self.tool = QLineEdit(placeholderText="writing tool, e.g. claude-code", clearButtonEnabled=True,
+                              toolTip="Only memories written by this tool (an AI tool's name over MCP, cli, …)")
         self.forgotten = QCheckBox("Show forgotten")
         self.problem = QLabel(styleSheet="color: #b00020")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         for label, widget in (("Project", self.project), ("Tier", self.tier), ("Kind", self.kind),
-                              ("Site", self.host)):
+                              ("Site", self.host), ("Tool", self.tool)):
             layout.addWidget(QLabel(label))
             layout.addWidget(widget)
         layout.addWidget(self.forgotten)
@@ -43,6 +45,7 @@ class FilterBar(QWidget):
         self.tier.currentTextChanged.connect(self.changed)
         self.kind.currentTextChanged.connect(self.changed)
         self.host.textChanged.connect(self.changed)
+        self.tool.textChanged.connect(self.changed)
         self.forgotten.toggled.connect(self.changed)
 
     def current_filter(self) -> FactFilter:
@@ -58,6 +61,7 @@ class FilterBar(QWidget):
             host=self._host(),
             tiers=() if tier == ANY_TIER else (tier,),
             kinds=() if kind in (ANY_KIND, "") else (kind,),
+            tools=(tool,) if (tool := self.tool.text().strip()) else (),
         )
 
     def _host(self) -> str | None:

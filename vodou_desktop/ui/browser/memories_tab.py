@@ -24,6 +24,7 @@ from vodou_desktop.ui.browser.results_model import ResultsModel
 from vodou_desktop.ui.browser.search_controller import Query, SearchController
 from vodou_desktop.ui.services import Services
 from vodou_desktop.vault import Fact
+from vodou_desktop.words import score_details
 
 
 class MemoriesTab(QWidget):
@@ -36,13 +37,13 @@ class MemoriesTab(QWidget):
         self.search_box = QLineEdit(placeholderText="Search your memory (words or meaning)…", clearButtonEnabled=True)
         self.filters = FilterBar()
         self.model = ResultsModel(self)
-        self.view = QTreeView(uniformRowHeights=True, alternatingRowColors=True)
+        self.view = QTreeView(uniformRowHeights=True, alternatingRowColors=True, rootIsDecorated=False,
+                              itemsExpandable=False, allColumnsShowFocus=True)
         self.view.setModel(self.model)
-        header = self.view.header()
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in range(1, self.model.columnCount()):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.view.setAccessibleName("Memories")
+        self.search_box.setAccessibleName("Search memories")
+        self.model.modelReset.connect(self._size_columns)
+        self._size_columns()
         self.details = DetailPane()
         self.actions_row = QHBoxLayout()
         self.fact_actions = FactActions(services, self, follow=self.follow)
@@ -50,6 +51,7 @@ class MemoriesTab(QWidget):
         self.controller = SearchController(services.runtime.search, services.ops, self)
         self._build()
         self.search_box.textChanged.connect(self._request)
+        self.search_box.returnPressed.connect(self.focus_results)
         self.filters.changed.connect(self._request)
         self.controller.results_ready.connect(self._show_results)
         self.controller.failed.connect(services.messages.error)
@@ -78,6 +80,20 @@ class MemoriesTab(QWidget):
         layout.addWidget(self.filters)
         layout.addWidget(split, 1)
 
+    def _size_columns(self) -> None:
+        header = self.view.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in range(1, self.model.columnCount()):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+
+    def focus_results(self) -> None:
+        """Enter in the search box: to the results, the first one selected (keyboard-only use)."""
+        if self.model.rowCount():
+            current = self.view.currentIndex()
+            self.view.setCurrentIndex(current if current.isValid() else self.model.index(0, 0))
+        self.view.setFocus()
+
     def current_query(self) -> Query:
         return Query(self.search_box.text(), self.filters.current_filter())
 
@@ -98,7 +114,7 @@ class MemoriesTab(QWidget):
     def _show_results(self, results: list[SearchResult]) -> None:
         keep = self.selected_fact()
         wanted = [fact_id for fact_id in (self._follow, keep.id if keep else None) if fact_id is not None]
-        self.model.set_results(results)
+        self.model.set_results(results, self.search_box.text())
         self.results_shown.emit(len(results))
         rows = {result.fact.id: row for row, result in enumerate(results)}
         for fact_id in wanted:
@@ -127,5 +143,8 @@ class MemoriesTab(QWidget):
     def _details_loaded(self, details: FactDetails) -> None:
         current = self.selected_fact()
         if current is not None and current.id == details.fact.id:
-            self.details.show_details(details)
+            row = self.view.currentIndex().row()
+            result = self.model.result(self.view.currentIndex())
+            factors = score_details(result.factors) if result else []
+            self.details.show_details(details, self.model.why(row), factors)
             self.fact_actions.set_fact(details.fact)

@@ -6,16 +6,24 @@ Tabs whose service is missing are not shown. Every tab refreshes from the vault'
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar, QTabWidget, QWidget
 
+from vodou_desktop.ui.actions import ActionRegistry
+from vodou_desktop.ui.add_memory_dialog import AddMemoryDialog
 from vodou_desktop.ui.browser.approvals_tab import ApprovalsTab
 from vodou_desktop.ui.browser.library_tab import LibraryTab
 from vodou_desktop.ui.browser.memories_tab import MemoriesTab
+from vodou_desktop.ui.browser.menus import ShortcutsDialog, build_menu_bar, shortcut_rows, show_about
 from vodou_desktop.ui.browser.opm_tab import OperatorMemoryTab
 from vodou_desktop.ui.browser.sites_tab import SitesTab
+from vodou_desktop.ui.import_work import Importer
 from vodou_desktop.ui.services import Services
 from vodou_desktop.vault import Change
+from vodou_desktop.words import plural
+
+DEFAULT_SIZE = (1100, 700)
 
 
 def service_tabs(services: Services) -> list[tuple[str, QWidget]]:
@@ -32,11 +40,13 @@ def service_tabs(services: Services) -> list[tuple[str, QWidget]]:
 
 
 class MemoryBrowser(QMainWindow):
-    def __init__(self, services: Services, parent: QWidget | None = None) -> None:
+    def __init__(self, services: Services, parent: QWidget | None = None,
+                 actions: ActionRegistry | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Vodou — memory")
-        self.resize(1100, 700)
+        self.resize(*DEFAULT_SIZE)
         self.services = services
+        self.actions = actions or ActionRegistry(self)
         self.tabs = QTabWidget()
         self.memories = MemoriesTab(services)
         self.library = LibraryTab(services)
@@ -47,18 +57,104 @@ class MemoryBrowser(QMainWindow):
             self.extra_tabs[name] = widget
             self.tabs.addTab(widget, name)
         self.setCentralWidget(self.tabs)
+        self.count_label = QLabel()
+        self.count_label.setAccessibleName("How many are shown")
         self.model_label = QLabel(services.model_status.text())
         self.busy = QProgressBar(maximum=0, maximumWidth=80, visible=False)
+        self.statusBar().addWidget(self.count_label)
         self.statusBar().addPermanentWidget(self.busy)
         self.statusBar().addPermanentWidget(self.model_label)
-        services.model_status.changed.connect(self.model_label.setText)
+        self.importer = Importer(services, self)
+        self.dialogs: list[QWidget] = []
+        self.menus = build_menu_bar(self, self.actions, self.memories.fact_actions.all(), self._view_actions())
+        self._wire_actions()
+        services.model_status.changed.connect(self._model_changed)
         services.messages.error_shown.connect(self._show_message)
         services.messages.info_shown.connect(self._show_message)
         services.events.changed.connect(self._vault_changed)
         self.memories.controller.busy_changed.connect(self.busy.setVisible)
-        self.memories.results_shown.connect(lambda n: self.statusBar().showMessage(
-            f"{n} memor{'y' if n == 1 else 'ies'}", 4000))
+        self.memories.results_shown.connect(lambda _n: self._update_count())
+        self.library.model.modelReset.connect(self._update_count)
+        self.tabs.currentChanged.connect(lambda _i: self._update_count())
+        self._model_changed(services.model_status.text())
+        self._restore_geometry()
         self.refresh()
+
+    # -- menus and commands -----------------------------------------------------------------
+    def _view_actions(self) -> list[QAction]:
+        found = []
+        for i in range(self.tabs.count()):
+            action = QAction(f"{self.tabs.tabText(i).replace('&', '')} tab", self)
+            action.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
+            action.triggered.connect(lambda _c=False, n=i: self.tabs.setCurrentIndex(n))
+            found.append(action)
+        search = QAction("Search", self, shortcut=QKeySequence(QKeySequence.StandardKey.Find))
+        search.triggered.connect(self.focus_search)
+        refresh = QAction("Refresh", self, shortcut=QKeySequence(QKeySequence.StandardKey.Refresh))
+        refresh.triggered.connect(self.refresh)
+        return [search, refresh, *found]
+
+    def _wire_actions(self) -> None:
+        self.actions["add_memory"].triggered.connect(self.add_memory)
+        self.actions["import"].triggered.connect(self.importer.choose_and_start)
+        self.actions["shortcuts"].triggered.connect(self.show_shortcuts)
+        self.actions["about"].triggered.connect(lambda: show_about(self))
+        for action in self.actions.all_actions():
+            self.addAction(action)  # shortcuts work while the window has focus
+
+    def focus_search(self) -> None:
+        self.tabs.setCurrentWidget(self.memories)
+        self.memories.search_box.setFocus()
+        self.memories.search_box.selectAll()
+
+    def add_memory(self) -> AddMemoryDialog:
+        dialog = AddMemoryDialog(self.services, parent=self)
+        dialog.saved.connect(self.memories.follow)
+        self._keep(dialog)
+        return dialog
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        rows = shortcut_rows([*self.actions.all_actions(), *(a for m in self.menus.values() for a in m.actions())])
+        dialog = ShortcutsDialog(rows, self)
+        self._keep(dialog)
+        return dialog
+
+    def _keep(self, dialog: QWidget) -> None:
+        self.dialogs = [d for d in self.dialogs if d.isVisible()]
+        self.dialogs.append(dialog)
+        dialog.show()
+
+    def _model_changed(self, text: str) -> None:
+        """"Embed memories now…" only while search by meaning is on and its model is ready."""
+        self.model_label.setText(text)
+        embedder = self.services.runtime.embedder
+        ready = embedder is not None and embedder.ready
+        backfill = self.actions["backfill"]
+        backfill.setEnabled(ready)
+        backfill.setToolTip("Embed memories that are waiting, for search by meaning" if ready else
+                            f"Search by meaning is not available: {text}")
+
+    def _update_count(self) -> None:
+        """The status bar count belongs to the visible tab."""
+        current = self.tabs.currentWidget()
+        if current is self.memories:
+            text = plural(self.memories.model.rowCount(), "memory") + " shown"
+        elif current is self.library:
+            text = plural(self.library.model.rowCount(), "Library page")
+        else:
+            model = getattr(getattr(current, "view", None), "model", lambda: None)()
+            text = f"{model.rowCount()} shown" if model is not None else ""
+        self.count_label.setText(text)
+
+    # -- size and place, remembered -------------------------------------------------------------
+    def _restore_geometry(self) -> None:
+        saved = QSettings().value("browser/geometry")
+        if saved is not None:
+            self.restoreGeometry(saved)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
+        QSettings().setValue("browser/geometry", self.saveGeometry())
+        super().closeEvent(event)
 
     def add_tab(self, name: str, widget: QWidget) -> None:
         """A further tab, refreshed with the others on every relevant vault change."""

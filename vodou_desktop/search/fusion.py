@@ -1,0 +1,65 @@
+"""Fusing the keyword and meaning scores of one query's candidates into one score per candidate.
+
+Each path's scores are normalised over the query's candidates, then blended with a keyword weight:
+- ``zscore``: standard scores (a candidate a path did not find gets that path's lowest), shifted so the
+  lowest candidate is 0;
+- ``minmax``: scaled to [0, 1] (a candidate a path did not find gets 0);
+- ``rrf``: reciprocal rank ``1 / (60 + rank)``.
+``adaptive`` > 0 scales the keyword weight by how strongly the keywords matched: the best bm25 over
+``adaptive`` (capped at 1), so a query whose words barely match leans on meaning.
+Which method and weights: ``python -m bench.tune --split dev`` (bench/RESULTS.md).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+METHODS = ("zscore", "minmax", "rrf")
+RRF_K = 60
+
+
+@dataclass(frozen=True)
+class FusionParams:
+    method: str = "zscore"
+    keyword_weight: float = 0.5
+    adaptive: float = 0.0
+    before_share: float = 0.0  # share of the previous turn's score a turn takes (the turn it answers)
+    after_share: float = 0.0  # share of the next turn's score (the reply to it)
+    context_weight: float = 0.2  # bm25 weight of the context words (a dated memory's date)
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise ValueError(f"fusion method must be one of {METHODS}, not {self.method!r}")
+
+
+def normalise(scores: dict[int, float], ids: list[int], method: str, floor: float | None = None) -> dict[int, float]:
+    """Per-candidate normalised score (every id in ``ids``), higher is better."""
+    if not scores:
+        return {i: 0.0 for i in ids}
+    if method == "rrf":
+        ranked = sorted(scores, key=lambda i: (-scores[i], i))
+        rrf = {i: 1.0 / (RRF_K + rank) for rank, i in enumerate(ranked, start=1)}
+        return {i: rrf.get(i, 0.0) for i in ids}
+    values = list(scores.values())
+    if method == "minmax":
+        lo = min(values) if floor is None else floor
+        hi = max(values)
+        if hi - lo < 1e-12:
+            return {i: (1.0 if i in scores else 0.0) for i in ids}
+        return {i: max(0.0, (scores[i] - lo) / (hi - lo)) if i in scores else 0.0 for i in ids}
+    mean = sum(values) / len(values)
+    std = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+    if std < 1e-12:
+        return {i: (1.0 if i in scores else 0.0) for i in ids}
+    z = {i: (s - mean) / std for i, s in scores.items()}
+    low = min(z.values())
+    return {i: z[i] - low if i in z else 0.0 for i in ids}
+
+
+def keyword_weight(params: FusionParams, kw: dict[int, float]) -> float:
+    """The keyword share of the blend for this query (``kw`` holds positive match strengths)."""
+    if not params.adaptive or not kw:
+        return params.keyword_weight
+    strength = min(1.0, max(kw.values()) / params.adaptive)
+    return params.keyword_weight * strength

@@ -1,0 +1,78 @@
+"""File ▸ Import…: a ChatGPT or Claude export imported as long work, with progress and Cancel (UI-5).
+
+The format is guessed from the file. Cancel stops between conversations: each conversation lands
+whole or not at all, so what was imported before the cancel stays and a new import skips it.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+from vodou_desktop.ingest.importer import AUTO, ImportReport, import_export
+from vodou_desktop.ingest.settle import settle_new_facts
+from vodou_desktop.ui.long_work import JobProgressDialog, LongJob, Progress
+from vodou_desktop.ui.services import Services
+from vodou_desktop.vault import Vault
+from vodou_desktop.words import plural
+
+FILE_FILTER = "Conversation exports (conversations.json *.json);;All files (*)"
+
+
+def import_job(vault: Vault, path: Path, fmt: str = AUTO, parent: Any = None) -> LongJob:
+    def work(progress: Progress, cancel: threading.Event) -> tuple[ImportReport, bool]:
+        report = import_export(vault, path, fmt, progress=progress, cancel=cancel)
+        settle_new_facts(vault, report.fact_ids)
+        return report, cancel.is_set()
+
+    return LongJob("Importing conversations", work, parent)
+
+
+def summary(report: ImportReport, cancelled: bool) -> str:
+    done = (f"{plural(report.imported, 'conversation')} of {report.conversations} imported from "
+            f"{report.format}: {plural(report.facts, 'new memory')}")
+    skipped = f"; {len(report.malformed)} unreadable skipped" if report.malformed else ""
+    return ("Import cancelled. " if cancelled else "Import finished. ") + done + skipped + "."
+
+
+class Importer:
+    """Ask for a file, run the import with a progress dialog, say how it ended."""
+
+    def __init__(self, services: Services, parent: QWidget | None = None) -> None:
+        self._services = services
+        self._parent = parent
+        self.job: LongJob | None = None
+        self.dialog: JobProgressDialog | None = None
+        self.last_summary = ""
+        self.last_report: ImportReport | None = None
+
+    def choose_and_start(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self._parent, "Import a ChatGPT or Claude export", str(Path.home()),
+                                              FILE_FILTER)
+        if path:
+            self.start(Path(path))
+
+    def start(self, path: Path, fmt: str = AUTO) -> LongJob:
+        return self.start_job(import_job(self._services.runtime.vault, path, fmt))
+
+    def start_job(self, job: LongJob) -> LongJob:
+        self.last_summary = ""
+        job.finished.connect(self._finished)
+        job.failed.connect(self._failed)
+        self.job, self.dialog = job, JobProgressDialog(job, self._parent)
+        self.dialog.setAccessibleName("Import progress")
+        self.dialog.show()
+        job.start()
+        return job
+
+    def _finished(self, result: tuple[ImportReport, bool]) -> None:
+        self.last_report = result[0]
+        self.last_summary = summary(*result)
+        self._services.messages.info(self.last_summary)
+
+    def _failed(self, text: str) -> None:
+        self.last_summary = f"Not imported: {text}"
+        self._services.messages.error(self.last_summary)

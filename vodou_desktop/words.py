@@ -1,0 +1,135 @@
+"""One vocabulary for every screen (tray, panel, memory browser, CLI): the person's words, not ours.
+
+Qt-free so the CLI and the desktop say the same thing: "1 memory", "Off / Suggest / Collect",
+a project or "global", where a memory came from in words, and why a search result matched.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+MODE_ORDER = ("off", "suggest", "collect")
+FACT_KINDS = ("fact", "preference", "decision", "note")  # what a person may add by hand
+LIST_KINDS = (*FACT_KINDS, "selection", "link")  # and what pages add
+MODE_WORDS = {"off": "Off", "suggest": "Suggest", "collect": "Collect"}
+GLOBAL = "global"
+
+_IRREGULAR = {"memory": "memories", "is": "are", "was": "were", "entry": "entries", "copy": "copies"}
+
+# Where a memory came from, by its source kind, when it has no web site.
+SOURCE_WORDS = {
+    "cli": "you wrote it (command line)",
+    "panel": "you wrote it (app)",
+    "note": "your note on a page",
+    "link": "a page you saved",
+    "selection": "text you selected on a page",
+    "library": "a Library page",
+    "page_turn": "a message on a page",
+    "turn": "a conversation",
+    "import_chatgpt": "imported from ChatGPT",
+    "import_claude": "imported from Claude",
+    "capture": "captured from a terminal session",
+    "inbox": "the inbox folder",
+    "mcp": "an AI tool",
+    "opm": "operator memory",
+    "bench": "a benchmark",
+}
+TIER_WORDS = {"pinned": "pinned", "first_party": "you wrote it", "capture": "captured", "import": "imported"}
+KIND_WORDS = {"page_turn": "page message", "import_chatgpt": "import", "import_claude": "import"}
+
+
+def plural(count: int, word: str) -> str:
+    """``plural(1, "memory")`` → "1 memory"; ``plural(3, "memory")`` → "3 memories"."""
+    if count == 1:
+        return f"1 {word}"
+    return f"{count} {_IRREGULAR.get(word, word + 's')}"
+
+
+def mode_words(mode: str | None) -> str:
+    return MODE_WORDS.get(mode or "", mode or "")
+
+
+def project_words(project: str | None) -> str:
+    return project or GLOBAL
+
+
+def kind_words(kind: str | None) -> str:
+    return KIND_WORDS.get(kind or "", kind or "")
+
+
+def source_words(source_kind: str, tool: str | None = None, site: str | None = None) -> str:
+    """Site or tool in words: the web site when there is one, else the tool that saved it."""
+    if site:
+        return site
+    if source_kind == "mcp" and tool:
+        return f"AI tool {tool}"
+    if source_kind == "capture" and tool:
+        return f"captured from {tool}"
+    return SOURCE_WORDS.get(source_kind, source_kind.replace("_", " "))
+
+
+def fact_source(fact: Any) -> str:
+    return source_words(fact.source_kind, fact.tool, fact.site)
+
+
+def _words(text: str) -> set[str]:
+    return {w.casefold() for w in re.findall(r"\w+", text)}
+
+
+def matched_terms(query: str, text: str, limit: int = 3) -> list[str]:
+    """The query's words that the memory contains, in query order (for "matched 'heron'")."""
+    have = _words(text)
+    seen: list[str] = []
+    for word in re.findall(r"\w+", query):
+        folded = word.casefold()
+        if len(folded) > 1 and folded in have and folded not in seen:
+            seen.append(folded)
+    return seen[:limit]
+
+
+def why_matched(fact: Any, factors: dict[str, Any], query: str = "", site: str | None = None) -> str:
+    """One readable line: "matched 'heron' · similar in meaning · from this site · you wrote it"."""
+    if factors.get("path") == "recent" or not factors:
+        return ""
+    parts: list[str] = []
+    terms = matched_terms(query, fact.text) if factors.get("keyword_bm25") is not None else []
+    if terms:
+        parts.append("matched " + ", ".join(f"'{t}'" for t in terms))
+    elif factors.get("keyword_bm25") is not None:
+        parts.append("matched your words")
+    if factors.get("vector_cosine") is not None:
+        parts.append("similar in meaning")
+    if site and fact.site and (fact.site == site or fact.site.endswith("." + site)):
+        parts.append("from this site")
+    tier = TIER_WORDS.get(fact.tier)
+    if tier:
+        parts.append(tier)
+    if factors.get("canonical") is False:
+        parts.append("a near-duplicate (ranked lower)")
+    if factors.get("scope_weight", 1.0) not in (None, 1.0):
+        parts.append(f"scope {fact.scope}")
+    return " · ".join(parts)
+
+
+def _num(value: Any) -> str:
+    return "—" if value is None else f"{value:.2f}" if isinstance(value, float) else str(value)
+
+
+def score_details(factors: dict[str, Any]) -> list[tuple[str, str]]:
+    """The score's factors with plain names, for a tooltip or the details pane."""
+    if not factors or factors.get("path") == "recent":
+        return []
+    words = factors.get("keyword_bm25") is not None
+    meaning = factors.get("vector_cosine") is not None
+    rows = [
+        ("Word match (0-1)", _num(factors.get("keyword_norm")) if words else "—"),
+        ("Meaning match (0-1)", _num(factors.get("vector_norm")) if meaning else "—"),
+        ("Share given to words", _num(factors.get("alpha")) if meaning else "—"),
+        ("Blended", _num(factors.get("fused"))),
+        ("Source weight", f"×{_num(factors.get('tier_weight'))} ({TIER_WORDS.get(factors.get('tier') or '', '')})"),
+        ("Duplicate weight", f"×{_num(factors.get('duplicate_weight'))}"),
+        ("Scope weight", f"×{_num(factors.get('scope_weight'))}"),
+        ("Score", _num(factors.get("final"))),
+    ]
+    return [(name, value) for name, value in rows if value not in ("—", "×—", "×— ()")]
