@@ -10,6 +10,8 @@ DIST ?= dist
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -U pip
+	# plain apsw and apsw-sqlite3mc ship the same module: an older venv drops plain apsw first
+	if $(PY) -m pip show -q apsw >/dev/null 2>&1; then $(PY) -m pip uninstall -y -q apsw apsw-sqlite3mc; fi
 	$(PY) -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 

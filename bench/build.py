@@ -18,11 +18,12 @@ import numpy as np
 
 from bench.corpus import Chunk, chunks
 from vodou_desktop.vault import Change, Vault
-from vodou_desktop.vault.facts import EMBEDDING_DIM, insert_fact, set_embeddings
+from vodou_desktop.vault.facts import insert_fact, set_embeddings
 from vodou_desktop.vault.sources import stamp_source
 
 BATCH = 5_000
 CHUNKS_PER_SOURCE = 20
+NO_MODEL_DIM = 384  # width of the random vectors of a --no-model run (no model to ask)
 NOISE = 0.04  # per-dimension sigma: cosine to the real parent ≈ 0.79
 
 
@@ -85,7 +86,8 @@ def build(vault: Vault, size: int, embedder: Any | None, real: int = 2_000, seed
         ids = vault.write(_insert_job(batch))
         stats.seconds_insert += time.perf_counter() - t0
         t0 = time.perf_counter()
-        vault.write(_embed_job(ids, synthetic_vectors(parents, len(ids), rng), "synthetic"))
+        # Recorded as the real model's: the index loads one model's vectors, and these stand in for them.
+        vault.write(_embed_job(ids, synthetic_vectors(parents, len(ids), rng), stats.embed_model))
         stats.seconds_vector_fill += time.perf_counter() - t0
     return stats
 
@@ -96,9 +98,9 @@ def _embed_head(vault: Vault, head: list[Chunk], embedder: Any | None, stats: Bu
     t0 = time.perf_counter()
     if embedder is not None:
         vectors = embedder.encode([c.text for c in head])
-        stats.embed_model = embedder.model_name
+        stats.embed_model = embedder.model_id
     else:
-        vectors = _unit(rng.standard_normal((len(head), EMBEDDING_DIM)).astype(np.float32))
+        vectors = _unit(rng.standard_normal((len(head), NO_MODEL_DIM)).astype(np.float32))
     for start in range(0, len(head), 500):
         part = head[start : start + 500]
         ids = vault.write(_insert_job(part))

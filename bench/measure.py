@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.build import NO_MODEL_DIM
 from vodou_desktop.search import keyword
 from vodou_desktop.search.service import SearchService
 from vodou_desktop.search.vectors import VectorIndex
@@ -29,7 +30,7 @@ class PrecomputedEmbedder:
 
     def __init__(self, vectors: dict[str, np.ndarray], model_name: str) -> None:
         self._vectors = vectors
-        self.model_name = model_name
+        self.model_name = self.model_id = model_name
 
     def encode_one(self, text: str) -> np.ndarray:
         return self._vectors[text]
@@ -69,7 +70,7 @@ def embed_queries(embedder: Any | None, texts: Sequence[str], rng: np.random.Gen
                   ) -> tuple[dict[str, np.ndarray], Latency | None]:
     """Real query vectors (and the per-query embedding time) or random ones without a model."""
     if embedder is None:
-        vecs = rng.standard_normal((len(texts), 384)).astype(np.float32)
+        vecs = rng.standard_normal((len(texts), NO_MODEL_DIM)).astype(np.float32)
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
         return dict(zip(texts, vecs, strict=True)), None
     out: dict[str, np.ndarray] = {}
@@ -86,7 +87,8 @@ def ours(service: SearchService, keyword_only: SearchService, cases: Sequence[tu
                  for shape in dict.fromkeys(shapes)}
     return {
         "keyword": timed(lambda c: keyword_only.search(c[0], c[1], k=10), cases),
-        "vector": timed(lambda c: service._vector(c[0], c[1], pool), cases),
+        "vector": timed(lambda c: service._nearest(service.embedder.encode_one(c[0]), c[1], pool),  # type: ignore[union-attr]
+                        cases),
         "hybrid": Latency.of(hybrid),
     }, per_shape
 
@@ -104,8 +106,9 @@ def plain_fts_or(vault: Vault, texts: Sequence[str]) -> Latency:
 def load_matrix(vault: Vault) -> np.ndarray:
     """Baseline's own float32 copy of every stored embedding (read with plain SQL)."""
     def read(conn: Any) -> np.ndarray:
-        rows = conn.execute("SELECT embedding FROM chunks WHERE embedding IS NOT NULL ORDER BY id")
-        return np.frombuffer(b"".join(r[0] for r in rows), dtype="<f4").reshape(-1, 384)
+        blobs = [r[0] for r in conn.execute("SELECT embedding FROM chunks WHERE embedding IS NOT NULL ORDER BY id")]
+        width = len(blobs[0]) // 4 if blobs else NO_MODEL_DIM
+        return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(-1, width)
 
     return vault.read(read)
 
@@ -124,7 +127,7 @@ def numpy_scan(matrix: np.ndarray, qvecs: Sequence[np.ndarray]) -> Latency:
 def services(vault: Vault, vectors: dict[str, np.ndarray], model_name: str,
              ) -> tuple[SearchService, SearchService, VectorIndex, float]:
     """The hybrid and keyword-only services over one index; returns the index load time too."""
-    index = VectorIndex(vault)
+    index = VectorIndex(vault, model=model_name)
     t0 = time.perf_counter()
     index.load()
     load_s = time.perf_counter() - t0
@@ -176,3 +179,78 @@ def vector_recall(index: VectorIndex, qvecs: Sequence[np.ndarray], k: int = 10) 
         exact = set(ids[np.argpartition(-scores, k - 1)[:k]].tolist())
         shares.append(len(exact & {i for i, _ in index.top(qv, k)}) / k)
     return float(np.mean(shares)) if shares else 1.0
+
+
+def ingest_rates(vault: Vault, embedder: Any, texts: Sequence[str]) -> dict[str, float]:
+    """Ingest with embedding through the app's own path, against the raw embedder on the same texts.
+
+    The app's path, into ``vault`` as it is (its size sets the cost of on-write grouping): one
+    ``remember`` per fact (its own transaction, as the bridge and the CLI write), while the
+    ``Backfiller`` thread embeds what arrives and groups near-duplicates through the vector index
+    (``Runtime`` wires it the same way). The rate is facts per second from the first write until
+    the last fact has its vector and its group. The raw rate is ``embedder.encode`` alone over the
+    same texts, measured before and after (the mean of both). Both are also given in CPU seconds of
+    this process (all threads): on a shared machine wall-clock rates swing with other work, while
+    CPU per fact says what the pipeline adds to the embedding itself.
+    """
+    from vodou_desktop.ingest.dedupe import group_via_index
+    from vodou_desktop.ingest.remember import Origin, remember
+    from vodou_desktop.search.backfill import Backfiller
+    from vodou_desktop.vault import query as q
+
+    def raw() -> tuple[float, float]:
+        t0, c0 = time.perf_counter(), time.process_time()
+        embedder.encode(list(texts))
+        return time.perf_counter() - t0, time.process_time() - c0
+
+    raw_before = raw()
+    index = VectorIndex(vault, model=embedder.model_id)
+    index.load()
+
+    def group(ids: list[int]) -> None:
+        group_via_index(vault, index, ids)
+
+    filler = Backfiller(vault, embedder, embedded=group).start()
+    try:
+        filler.idle.wait(60)
+        t0, c0 = time.perf_counter(), time.process_time()
+        for text in texts:
+            remember(vault, text, Origin(kind="bench", tool="bench"))
+        written = time.perf_counter() - t0
+        while vault.read(q.count_unembedded):
+            time.sleep(0.005)
+        filler.idle.wait(60)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    finally:
+        filler.stop()
+        index.close()
+    raw_after = raw()
+    n = len(texts)
+    raw_wall, raw_cpu = (raw_before[0] + raw_after[0]) / 2, (raw_before[1] + raw_after[1]) / 2
+    return {"raw_embedder_per_s": round(n / raw_wall, 1), "ingest_with_embedding_per_s": round(n / wall, 1),
+            "write_only_per_s": round(n / written, 1), "ratio": round(raw_wall / wall, 3),
+            "raw_before_per_s": round(n / raw_before[0], 1), "raw_after_per_s": round(n / raw_after[0], 1),
+            "raw_cpu_ms_per_fact": round(raw_cpu / n * 1000, 2), "ingest_cpu_ms_per_fact": round(cpu / n * 1000, 2),
+            "cpu_ratio": round(raw_cpu / cpu, 3), "facts": n}
+
+
+def end_to_end(vault: Vault, embedder: Any, index: VectorIndex, cases: Sequence[tuple[str, FactFilter]],
+               ) -> dict[str, Latency]:
+    """Hybrid search as a person gets it: the query embedded by the real model inside the call.
+
+    ``cold``: every query new to the query-vector cache (cleared first); ``cached``: the same
+    queries again (what a repeated search, or a probe of the same page, costs)."""
+    service = SearchService(vault, embedder, index)
+    embedder.clear_query_cache()
+    for text, filt in cases[:3]:  # warm-up on queries outside the measured set
+        service.search(text + " warm", filt, k=10)
+    cold = []
+    seen: set[str] = set()
+    for case in cases:
+        if case[0] in seen:
+            continue
+        seen.add(case[0])
+        t0 = time.perf_counter()
+        service.search(case[0], case[1], k=10)
+        cold.append(time.perf_counter() - t0)
+    return {"cold": Latency.of(cold), "cached": timed(lambda c: service.search(c[0], c[1], k=10), cases)}

@@ -169,6 +169,7 @@ class CachedVectors:
     def __init__(self, model: Embedder, folder: Path) -> None:
         self.model = model
         self.model_name = model.model_name
+        self.model_id = model.model_id  # what backfill records beside each vector
         self.path = folder / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', model.model_name)}.npz"
         self.vectors: dict[str, np.ndarray] = {}
         if self.path.exists():

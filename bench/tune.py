@@ -13,13 +13,19 @@ import argparse
 import itertools
 import os
 import sys
+import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+from bench.measure import PrecomputedEmbedder
 from vodou_desktop.search.fusion import FusionParams
 from vodou_desktop.search.service import MAX_K, Candidates, SearchService
+
+Question = tuple[str, Any, set[int]]  # text, FactFilter, gold vault ids
 
 
 def grid() -> list[FusionParams]:
@@ -37,6 +43,16 @@ def grid() -> list[FusionParams]:
 
 
 CONTEXT_WEIGHTS = (0.0, 0.2, 0.5)
+
+
+def fine_grid() -> list[FusionParams]:
+    """Around the coarse grid's best (z-score, low keyword weight, a large share of the turn before)."""
+    return [FusionParams(method="zscore", keyword_weight=w, adaptive=a, before_share=b, after_share=af)
+            for w, a, b, af in itertools.product((0.2, 0.25, 0.3, 0.35), (0.0, 10.0, 20.0), (0.5, 0.7, 0.9),
+                                                 (0.0, 0.1))]
+
+
+FINE_CONTEXT_WEIGHTS = (0.0, 0.2)
 
 
 def score(ranked: Sequence[int], relevant: set[int], k: int = 10) -> tuple[float, float]:
@@ -74,21 +90,68 @@ def describe(p: FusionParams) -> str:
             f"after={p.after_share} context={p.context_weight}")
 
 
+@contextmanager
+def tuning_session(split: str, vector_cache: Path | None) -> Iterator[tuple[SearchService, list[Question]]]:
+    """bench.quality's vault (built and embedded as ``python -m bench.quality`` builds it) and the
+    split's questions as (text, filter, gold vault ids)."""
+    from bench import quality
+    from bench.search import load_model
+    from vodou_desktop.search.backfill import backfill
+    from vodou_desktop.search.vectors import VectorIndex
+    from vodou_desktop.vault import FactFilter
+
+    model = load_model()
+    data = quality.load()
+    with tempfile.TemporaryDirectory(prefix="vodou-tune-") as tmp:
+        built = quality.build_vault(Path(tmp) / "quality.sqlite", data)
+        cache = quality.CachedVectors(model, vector_cache) if vector_cache else None
+        backfill(built.vault, cache or model)  # type: ignore[arg-type]
+        if cache:
+            cache.save()
+        index = VectorIndex(built.vault)
+        index.load()
+        ids_of: dict[str, set[int]] = {}
+        for vault_id, key in built.key_of.items():
+            ids_of.setdefault(key, set()).add(vault_id)
+        questions = [(x["question"], FactFilter(project=x["project"]),
+                      {i for key in x["gold"] for i in ids_of.get(key, ())})
+                     for x in quality.select(data["questions"], split)]
+        texts = [text for text, _, _ in questions]
+        embedded = PrecomputedEmbedder(dict(zip(texts, model.encode(texts), strict=True)), model.model_name)
+        try:
+            yield SearchService(built.vault, embedded, index), questions  # type: ignore[arg-type]
+        finally:
+            index.close()
+            built.vault.close()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.tune", description=__doc__)
     parser.add_argument("--split", default="dev", choices=("dev", "test"))
     parser.add_argument("--top", type=int, default=25, help="configurations to print")
+    parser.add_argument("--fine", action="store_true", help="the finer grid around the coarse grid's best")
+    parser.add_argument("--vector-cache", metavar="DIR", type=Path, help="as bench.quality's (ingest only)")
     args = parser.parse_args(argv)
-    from bench import quality  # the labelled set and its vault
-
     started = time.time()
-    with quality.tuning_session(args.split) as (service, questions):
-        rows = tune(service, questions, grid())
-    print(f"# bench.tune --split {args.split}: {len(rows)} configurations, {time.time() - started:.0f} s,"
-          f" load {os.getloadavg()[0]:.2f}")
+    with tuning_session(args.split, args.vector_cache) as (service, questions):
+        rows = (tune(service, questions, fine_grid(), FINE_CONTEXT_WEIGHTS) if args.fine
+                else tune(service, questions, grid()))
+    print(f"# bench.tune --split {args.split}: {len(questions)} questions, {len(rows)} configurations,"
+          f" {time.time() - started:.0f} s, load {os.getloadavg()[0]:.2f}")
     print("| configuration | hit@10 | MRR@10 |\n|---|---|---|")
     for p, hit, mrr in rows[: args.top]:
         print(f"| {describe(p)} | {hit:.3f} | {mrr:.3f} |")
+    print("\nbest of each family:\n| family | configuration | hit@10 | MRR@10 |\n|---|---|---|---|")
+    families: dict[str, Any] = {
+        **{f"method {m}": (lambda p, m=m: p.method == m) for m in ("zscore", "minmax", "rrf")},
+        "no neighbour share": lambda p: p.before_share == 0 and p.after_share == 0,
+        "no adaptive weight": lambda p: p.adaptive == 0,
+        **{f"context weight {c}": (lambda p, c=c: p.context_weight == c) for c in CONTEXT_WEIGHTS},
+    }
+    for name, keep in families.items():
+        best = next(((p, h, m) for p, h, m in rows if keep(p)), None)
+        if best:
+            print(f"| {name} | {describe(best[0])} | {best[1]:.3f} | {best[2]:.3f} |")
     return 0
 
 

@@ -18,6 +18,7 @@ import logging
 import os
 import signal
 import sys
+from pathlib import Path
 
 import qasync
 from PySide6.QtCore import QTimer
@@ -33,6 +34,8 @@ from vodou_desktop.governance.sitemodes import SiteModes
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.ui.actions import ActionRegistry
 from vodou_desktop.ui.active_page import ActivePage
+from vodou_desktop.ui.backup_dialogs import restore_after_quit
+from vodou_desktop.ui.backup_schedule import RollingBackups
 from vodou_desktop.ui.browser.window import MemoryBrowser
 from vodou_desktop.ui.capture_status import CaptureStatus
 from vodou_desktop.ui.commands import Commands
@@ -78,6 +81,8 @@ class Desktop:
         self.panel = Panel(self.actions, self.services.ops, self.bridge_services.pages, self.bridge_services.gate)
         self.tray: Tray | None = None
         self.commands = Commands(self)
+        self.rolling_backups = RollingBackups(self.services)
+        self.pending_restore: Path | None = None  # File ▸ Restore…: done by ``main`` after the vault closes
         self.single_instance = SingleInstance()
         self._poll = QTimer(interval=EXTERNAL_POLL_MS)
         self._quit = asyncio.Event()
@@ -112,6 +117,7 @@ class Desktop:
             self.services.messages.error("Could not open the single-instance socket; a second launch may not find "
                                          "this one.")
         self._poll.start()
+        self.rolling_backups.start()
         self.capture.start(paused=self.sites.paused)
         asyncio.ensure_future(self._start_bridge())
 
@@ -137,6 +143,7 @@ class Desktop:
     async def shutdown(self) -> None:
         """Close the bridge first (no new requests), then stop the UI's timers and sockets."""
         self._poll.stop()
+        self.rolling_backups.stop()
         self.single_instance.close()
         await self.bridge.stop()
         self.capture.stop()
@@ -182,6 +189,11 @@ def main(args: argparse.Namespace | None = None) -> int:
             loop.run_until_complete(desktop.run())
     finally:
         desktop.close()
+    if desktop.pending_restore is not None:
+        ok, text = restore_after_quit(desktop.pending_restore, runtime.vault.path)
+        print(text if ok else f"vodou: error: {text}", file=sys.stdout if ok else sys.stderr)
+        (QMessageBox.information if ok else QMessageBox.critical)(None, "Vodou restore", text)
+        return 0 if ok else 2
     return 0
 
 

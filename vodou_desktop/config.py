@@ -25,6 +25,9 @@ class Settings:
     bridge_port: int = DEFAULT_BRIDGE_PORT
     model_base_url: str = ""  # optional OpenAI-compatible endpoint; empty = none
     model_name: str = ""
+    backups_enabled: bool = True  # rolling daily backups of the vault, made by the app
+    backups_keep: int = 7
+    backups_folder: str = ""  # empty = the "backups" folder beside the profile's vault
     extra: dict[str, Any] = field(default_factory=dict)
 
     def validate(self) -> Settings:
@@ -36,6 +39,12 @@ class Settings:
             raise InvalidInput("bridge port must be a number between 1024 and 65535")
         if self.model_base_url and not self.model_base_url.startswith(("http://", "https://")):
             raise InvalidInput("model endpoint must be an http(s) URL")
+        if not isinstance(self.backups_enabled, bool):
+            raise InvalidInput("backups_enabled must be true or false")
+        if not isinstance(self.backups_keep, int) or not 1 <= self.backups_keep <= 365:
+            raise InvalidInput("the number of backups to keep must be between 1 and 365")
+        if not isinstance(self.backups_folder, str):
+            raise InvalidInput("the backups folder must be a path")
         return self
 
 

@@ -52,7 +52,7 @@ class Runtime:
             if not isinstance(embedder, Embedder):
                 embedder = make_embedder(embedder or config.embedder_choice(settings))
             embedder.start()
-            index = VectorIndex(vault)
+            index = VectorIndex(vault, model=embedder.model_id)  # this model's vectors only
             if background_backfill:  # a long-running app: never wait at start for 1.5 GB of vectors
                 threading.Thread(target=index.load, name="vodou-index-load", daemon=True).start()
             else:

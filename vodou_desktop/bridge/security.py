@@ -33,6 +33,10 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 PUBLIC_ROUTES = frozenset({("GET", "/api/ping"), ("POST", "/api/pair/start"), ("POST", "/api/pair/complete")})
 PAIR_ROUTES = frozenset({"/api/pair/start", "/api/pair/complete"})
 WRITE_METHODS = frozenset({"POST", "PUT", "DELETE", "PATCH"})
+# Reads that travel as POST so page URLs stay out of query strings and logs: the panel, typing
+# suggestions and tab switches send them all the time, so they never spend the write budget.
+READS_BY_POST = frozenset({("POST", "/api/page-match/match"), ("POST", "/api/page-match/suggest"),
+                           ("POST", "/api/active-page"), ("POST", "/api/forget/dry-run")})
 QUERY_CREDENTIALS = frozenset({"token", "access_token", "auth", "authorization", "bearer", "key", "api_key"})
 EXTENSION_ORIGIN = re.compile(r"^chrome-extension://([a-p]{32})$")
 ALLOW_HEADERS = f"Authorization, Content-Type, {CLIENT_HEADER}, {API_HEADER}"
@@ -175,7 +179,8 @@ async def check_write(request: web.Request, handler: Handler) -> web.StreamRespo
             raise Refusal(415, "unsupported_media_type", "send JSON with 'Content-Type: application/json'")
         if not request.headers.get(CLIENT_HEADER, "").strip():
             raise Refusal(403, "missing_client_header", f"state-changing requests need the {CLIENT_HEADER} header")
-        who = request.get(EXTENSION_ID) if (request.method, request.rel_url.path) not in PUBLIC_ROUTES else None
+        route = (request.method, request.rel_url.path)
+        who = request.get(EXTENSION_ID) if route not in PUBLIC_ROUTES and route not in READS_BY_POST else None
         wait = context_of(request).spend_write(who) if who else None
         if wait is not None:
             raise Refusal(429, "write_budget_exceeded",

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from vodou_desktop.cli.output import print_json
+from vodou_desktop.data.export import import_records, read_jsonl
 from vodou_desktop.ingest.exports import FORMATS
 from vodou_desktop.ingest.importer import import_export
 from vodou_desktop.ingest.settle import settle_new_facts
@@ -14,13 +15,30 @@ from vodou_desktop.runtime import Runtime
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    imp = sub.add_parser("import", help="import a ChatGPT or Claude data export (conversations.json)")
+    imp = sub.add_parser("import", help="import a ChatGPT or Claude data export, or a Vodou export")
     isub = imp.add_subparsers(dest="import_format", metavar="FORMAT", required=True)
     for fmt in FORMATS:
         p = isub.add_parser(fmt, help=f"import a {fmt} export's conversations.json")
         p.add_argument("file", type=Path)
         p.add_argument("--json", action="store_true", help="print the summary as JSON")
         p.set_defaults(func=cmd_import, import_format=fmt)
+    own = isub.add_parser("vodou", help="read a `vodou export --format jsonl` file into an empty vault")
+    own.add_argument("file", type=Path)
+    own.add_argument("--json", action="store_true", help="print the summary as JSON")
+    own.set_defaults(func=cmd_import_vodou)
+
+
+def cmd_import_vodou(args: argparse.Namespace) -> int:
+    records = read_jsonl(args.file)
+    with Runtime.open(args.vault, embedder="none") as rt:
+        counts = import_records(rt.vault, records)
+    if args.json:
+        print_json(counts)
+    else:
+        print(f"imported {counts['memory']} memories, {counts['document']} library documents, "
+              f"{counts['operator_memory']} operator memories, {counts['site_rule']} site rules and "
+              f"{counts['entity']} entities; meaning search catches up as they are embedded")
+    return 0
 
 
 def _progress(done: int, total: int) -> None:

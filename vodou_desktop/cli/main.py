@@ -8,6 +8,7 @@ prints its traceback (it is ours to fix).
 from __future__ import annotations
 
 import argparse
+import getpass
 import importlib
 import logging
 import os
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from vodou_desktop import __version__
 from vodou_desktop.errors import InvalidInput, KnownError
+from vodou_desktop.vault import cipher
 
 EXIT_USAGE = 2
 EXIT_CODES = """exit codes:
@@ -51,6 +53,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _ask_passphrase_on_terminal() -> None:
+    """An encrypted vault whose key is neither stored nor in VODOU_PASSPHRASE: ask, on a terminal only."""
+    if not sys.stdin.isatty():
+        cipher.set_prompt(None)
+        return
+
+    def ask(path: Path) -> str | None:
+        return getpass.getpass(f"Passphrase for the encrypted vault {path}: ") or None
+
+    cipher.set_prompt(ask)
+
+
 def check_vault_arg(vault: str | None) -> None:
     """``--vault`` names a file: a folder (or a path ending in a slash) is refused, not created inside."""
     if vault is None:
@@ -76,6 +90,7 @@ def main(argv: Sequence[str]) -> int:
         from vodou_desktop.app import main as app_main  # Qt only when the tray app is wanted
 
         return int(app_main(args))
+    _ask_passphrase_on_terminal()
     try:
         return int(args.func(args) or 0)
     except KnownError as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from vodou_desktop.cli.output import print_json
-from vodou_desktop.ingest.remember import correct, pin
+from vodou_desktop.ingest.remember import correct, move, pin
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault import query as q
@@ -23,6 +23,14 @@ def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type
     pin_.add_argument("--off", action="store_true", help="unpin")
     pin_.add_argument("--json", action="store_true")
     pin_.set_defaults(func=cmd_pin)
+
+    mv = msub.add_parser("move", help="move a memory to another project, or make it global (kept in its history)")
+    mv.add_argument("id", type=int)
+    where = mv.add_mutually_exclusive_group(required=True)
+    where.add_argument("--project", help="the project it belongs to")
+    where.add_argument("--global", dest="to_global", action="store_true", help="make it global (every project)")
+    mv.add_argument("--json", action="store_true")
+    mv.set_defaults(func=cmd_move)
 
 
 def _show(rt: Runtime, fact_id: int, as_json: bool, line: str) -> None:
@@ -45,4 +53,13 @@ def cmd_pin(args: argparse.Namespace) -> int:
         changed = pin(rt.vault, args.id, not args.off)
         state = "unpinned" if args.off else "pinned"
         _show(rt, args.id, args.json, "#{fact.id} " + (state if changed else f"was already {state}"))
+    return 0
+
+
+def cmd_move(args: argparse.Namespace) -> int:
+    with Runtime.open(args.vault, embedder="none") as rt:
+        new_id = move(rt.vault, args.id, None if args.to_global else args.project)
+        where = "global" if args.to_global else f"in {args.project}"
+        _show(rt, new_id, args.json, "#{fact.id} is now " + where + " (revision {fact.revision}; #"
+              + str(args.id) + " is kept as its history)")
     return 0

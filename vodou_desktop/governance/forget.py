@@ -1,10 +1,11 @@
 """Forget, undo, erase (GOV-6..8) and the 8-second confirm (GOV-7).
 
 Forget is soft and undoable: it stamps ``invalid_at`` with an operation id on every visible fact
-whose source host or page host is the host or a subdomain (``forget_host``), or on one fact
-(``forget_fact``, the memory browser's Forget). Library documents from the host are
-counted and reported, never removed (a saved article was a deliberate choice). Erase is hard and
-irreversible: rows, their lineage, FTS entries, freed pages and the WAL.
+whose source host or page host is the host or a subdomain (``forget_host``), on one fact
+(``forget_fact``, the memory browser's Forget) or on one Library document (``forget_document``).
+A site's Library documents are counted, and kept unless the person says they go too
+(``documents=True``: a saved article was a deliberate choice, so it is asked, never assumed). Erase
+is hard and irreversible: rows, their lineage, FTS entries, freed pages and the WAL.
 
 The confirm rule is here, not in a UI: ``plan`` is the dry run and returns a token; ``confirm``
 with that token within ``confirm_window`` seconds runs the forget. The tray and the extension both
@@ -79,19 +80,38 @@ class Forgetting:
             del self._pending[t]
 
     # -- direct forget (the CLI) ------------------------------------------------------------
-    def forget_host(self, host: str, dry_run: bool = False) -> dict[str, Any]:
-        """Hide every visible fact of ``host`` and its subdomains; with ``dry_run`` only count."""
+    def forget_host(self, host: str, dry_run: bool = False, *, documents: bool = False) -> dict[str, Any]:
+        """Hide every visible fact of ``host`` and its subdomains, and its Library documents too when
+        ``documents``; with ``dry_run`` only count."""
         host = site_host(host)
         if dry_run:
             return {**self._counts(host), "dry_run": True}
 
         def job(conn, change: Change) -> dict[str, Any]:  # type: ignore[no-untyped-def]
             ids = r.visible_host_fact_ids(conn, host)
-            docs = r.live_document_count(conn, host)
-            op = r.record_operation(conn, change, r.FORGET_KIND, host, {"facts": len(ids), "documents": docs})
+            docs = r.host_document_ids(conn, host, live_only=True)
+            op = r.record_operation(conn, change, r.FORGET_KIND, host, {"facts": len(ids), "documents": len(docs)})
             hidden = r.stamp_invalid(conn, change, ids, op)
-            return {"op": op, "host": host, "dry_run": False, "facts": hidden, "documents": docs,
-                    "facts_hidden": hidden, "documents_kept": docs}
+            docs_hidden = r.stamp_documents_invalid(conn, change, docs, op) if documents else 0
+            return {"op": op, "host": host, "dry_run": False, "facts": hidden, "documents": len(docs),
+                    "facts_hidden": hidden, "documents_hidden": docs_hidden,
+                    "documents_kept": len(docs) - docs_hidden}
+
+        return dict(self.vault.write(job))
+
+    def forget_document(self, doc_id: int) -> dict[str, Any]:
+        """Hide one Library document under a new operation id (undone by ``undo``)."""
+        doc_id = int(doc_id)
+
+        def job(conn, change: Change) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+            state = r.document_visibility(conn, doc_id)
+            if state is None:
+                raise NotFound(f"no library document with id {doc_id}")
+            if state[0] is not None:
+                raise Conflict(f"library document {doc_id} is already forgotten")
+            op = r.record_operation(conn, change, r.FORGET_DOCUMENT_KIND, str(doc_id), {"documents": 1})
+            return {"op": op, "document": doc_id, "documents_hidden": r.stamp_documents_invalid(conn, change,
+                                                                                              [doc_id], op)}
 
         return dict(self.vault.write(job))
 
@@ -150,6 +170,7 @@ class Forgetting:
             if record["undone_at"]:
                 raise Conflict(f"operation {op} was already undone at {record['undone_at']}")
             restored = r.clear_stamps(conn, change, op)
+            documents = r.clear_document_stamps(conn, change, op)
             still_hidden = 0
             for other, other_host in r.active_forget_operations(conn, op):
                 covered = set(r.visible_host_fact_ids(conn, other_host)) & set(restored)
@@ -158,10 +179,12 @@ class Forgetting:
                 covered = set(r.visible_tool_fact_ids(conn, other_tool)) & set(restored)
                 still_hidden += r.stamp_invalid(conn, change, sorted(covered), other)
             r.reelect_canonicals(conn, change, r.group_ids(conn, restored))
-            target = {r.FORGET_KIND: {"host": record["target"]}, r.FORGET_TOOL_KIND: {"tool": record["target"]}
-                      }.get(record["kind"]) or {"id": int(record["target"])}
-            return {"op": op, **target, "facts_restored": len(restored) - still_hidden,
-                    "facts_still_hidden": still_hidden}
+            names = {r.FORGET_KIND: "host", r.FORGET_TOOL_KIND: "tool", r.FORGET_FACT_KIND: "id",
+                     r.FORGET_DOCUMENT_KIND: "document"}
+            text_target = record["kind"] in (r.FORGET_KIND, r.FORGET_TOOL_KIND)
+            target = record["target"] if text_target else int(record["target"])
+            return {"op": op, names[record["kind"]]: target, "facts_restored": len(restored) - still_hidden,
+                    "facts_still_hidden": still_hidden, "documents_restored": documents}
 
         return dict(self.vault.write(job))
 
@@ -181,18 +204,37 @@ class Forgetting:
         self.vault.checkpoint()
         return result
 
-    def erase_host(self, host: str) -> dict[str, Any]:
-        """Hard delete every fact of ``host`` (and subdomains) with lineage; documents are kept."""
+    def erase_host(self, host: str, *, documents: bool = False) -> dict[str, Any]:
+        """Hard delete every fact of ``host`` (and subdomains) with lineage, and its Library documents
+        (forgotten ones included) when ``documents``; otherwise they are kept and counted."""
         host = site_host(host)
 
         def job(conn, change: Change) -> dict[str, Any]:  # type: ignore[no-untyped-def]
             ids = sorted(r.lineage(conn, r.all_host_fact_ids(conn, host)))
             deleted = r.delete_facts(conn, change, ids)
-            docs = r.live_document_count(conn, host)
+            docs = r.host_document_ids(conn, host, live_only=False)
+            docs_erased = r.delete_documents(conn, change, docs) if documents else 0
             keyed = r.keyed_host(conn, change, host)  # the operation must not keep the erased host's name
             r.redact_host_targets(conn, change, host, keyed)
-            op = r.record_operation(conn, change, r.ERASE_HOST_KIND, keyed, {"facts": deleted, "documents": docs})
-            return {"op": op, "host": host, "facts_erased": deleted, "documents_kept": docs}
+            op = r.record_operation(conn, change, r.ERASE_HOST_KIND, keyed,
+                                    {"facts": deleted, "documents": len(docs), "documents_erased": docs_erased})
+            return {"op": op, "host": host, "facts_erased": deleted, "documents_erased": docs_erased,
+                    "documents_kept": len(docs) - docs_erased}
+
+        result = dict(self.vault.write(job))
+        self.vault.checkpoint()
+        return result
+
+    def erase_document(self, doc_id: int) -> dict[str, Any]:
+        """Hard delete one Library document: its text, index entries, freed pages; then the WAL."""
+        doc_id = int(doc_id)
+
+        def job(conn, change: Change) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+            if r.document_visibility(conn, doc_id) is None:
+                raise NotFound(f"no library document with id {doc_id}")
+            erased = r.delete_documents(conn, change, [doc_id])
+            op = r.record_operation(conn, change, "erase_document", str(doc_id), {"documents": erased})
+            return {"op": op, "document": doc_id, "documents_erased": erased}
 
         result = dict(self.vault.write(job))
         self.vault.checkpoint()

@@ -29,6 +29,7 @@ from vodou_desktop.vault import query as q
 from vodou_desktop.vault.facts import set_page_link
 
 PROBE_TTL_S = 30.0
+PROBE_CACHE_MAX = 4_096  # entries kept at most: a server that sees ever new pages must not grow
 RELATED_K = 5
 SUGGEST_K = 8
 TOOL = "extension"
@@ -63,7 +64,20 @@ class ProbeCache:
             self.loads += 1
             if generation == self._generation:
                 self._entries[key] = (has, now)
+                if len(self._entries) > PROBE_CACHE_MAX:
+                    self._prune(now)
         return has
+
+    def _prune(self, now: float) -> None:
+        """Drop expired entries, then the oldest until a quarter of the room is free."""
+        self._entries = {k: v for k, v in self._entries.items() if now - v[1] < self.ttl}
+        excess = len(self._entries) - PROBE_CACHE_MAX * 3 // 4
+        if excess > 0:
+            for key in sorted(self._entries, key=lambda k: self._entries[k][1])[:excess]:
+                del self._entries[key]
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
     def _on_change(self, change: Change) -> None:
         with self._lock:

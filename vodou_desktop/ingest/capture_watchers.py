@@ -14,6 +14,7 @@ can see what the running app watches.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -70,8 +71,7 @@ def with_capture(settings: config.Settings, **choices: bool) -> config.Settings:
     keys = {"claude_code": CLAUDE_KEY, "inbox": INBOX_KEY}
     extra = dict(settings.extra)
     extra.update({keys[name]: bool(value) for name, value in choices.items()})
-    return config.Settings(settings.embedder, settings.bridge_port, settings.model_base_url, settings.model_name,
-                           extra)
+    return dataclasses.replace(settings, extra=extra)  # every other field kept as it is
 
 
 class CaptureWatchers:

@@ -35,6 +35,12 @@ REVIEWED: dict[str, str] = {
     "vault/ingest_store.py:events_for_batch": "reads a batch's input labels (source_events), never facts",
     "vault/revisions.py:_load": "write path: loads the one fact being corrected or pinned, by id, to copy it",
     "vault/revisions.py:set_pinned": "write path: copies the fact's own source row into its pinned copy",
+    "vault/facts.py:_thread_tail": "write path: reads the fact just written and the one before it, by id, to "
+                                   "decide whether they share a conversation; nothing is shown or returned",
+    "vault/schema.py:_m0004_threads": "migration: numbers existing facts into threads; reads no text and "
+                                      "returns nothing",
+    "vault/transfer.py:sources_by_id": "export: the source rows of facts and documents a policy reader "
+                                       "(facts_for_export / documents_for_export) already let through, by id",
 }
 # Modules that ARE a policy: their SQL over governed columns is the policy's own implementation.
 POLICY_MODULES: dict[str, str] = {

@@ -101,9 +101,12 @@ def _live_facts(vault: Vault) -> list[Fact]:
 
 
 def _vectors(vault: Vault, embedder: Embedder, facts: Sequence[Fact]) -> np.ndarray:
-    stored = dict(vault.read(partial(q.embeddings_for, ids=[f.id for f in facts])))
+    """Every fact's vector of the current model (stored, or encoded now); width is the model's."""
+    stored = dict(vault.read(partial(q.embeddings_for, ids=[f.id for f in facts], model=embedder.model_id)))
+    dim = embedder.dim or len(next(iter(stored.values()), b"")) // 4
+    stored = {i: b for i, b in stored.items() if len(b) == dim * 4}
     missing = [i for i, f in enumerate(facts) if f.id not in stored]
-    mat = np.zeros((len(facts), 384), dtype=np.float32)
+    mat = np.zeros((len(facts), dim), dtype=np.float32)
     for i, f in enumerate(facts):
         if f.id in stored:
             mat[i] = np.frombuffer(stored[f.id], dtype="<f4")
@@ -190,10 +193,13 @@ def group_via_index(vault: Vault, index: VectorIndex, new_ids: Sequence[int]) ->
     is re-elected. ``group_new`` does the same by loading every fact; this is what the app runs."""
     live = FactFilter(project=ALL_PROJECTS)
     report = DedupeReport(scanned=len(new_ids))
-    vectors = dict(vault.read(partial(q.embeddings_for, ids=list(new_ids))))
-    for new_id, blob in vectors.items():
-        near = [(i, s) for i, s in index.top(np.frombuffer(blob, dtype="<f4"), NEIGHBOURS) if i != new_id]
-        near = [(i, s) for i, s in near if s >= COSINE_MIN]
+    vectors = dict(vault.read(partial(q.embeddings_for, ids=list(new_ids), model=index.model)))
+    if not vectors:
+        return report
+    # one pass over the index for the whole batch (not one per new fact)
+    nearest = index.top_many(np.stack([np.frombuffer(b, dtype="<f4") for b in vectors.values()]), NEIGHBOURS + 1)
+    for (new_id, _), found in zip(vectors.items(), nearest, strict=True):
+        near = [(i, s) for i, s in found if i != new_id and s >= COSINE_MIN][:NEIGHBOURS]
         facts = {f.id: f for f in vault.read(partial(q.facts_by_ids, ids=[new_id, *(i for i, _ in near)], f=live))}
         new = facts.get(new_id)
         if new is None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from vodou_desktop.ingest.fences import strip_context
 from vodou_desktop.vault import Vault
 from vodou_desktop.vault.facts import insert_document, insert_fact, split_document
-from vodou_desktop.vault.revisions import correct_fact, set_pinned
+from vodou_desktop.vault.revisions import correct_fact, move_fact, set_pinned
 from vodou_desktop.vault.sources import stamp_source
 
 
@@ -63,3 +63,8 @@ def correct(vault: Vault, fact_id: int, text: str) -> int:
 def pin(vault: Vault, fact_id: int, pinned: bool = True) -> bool:
     """Pin (tier ``pinned``: it outranks everything) or unpin; returns whether anything changed."""
     return bool(vault.write(lambda conn, change: set_pinned(conn, change, fact_id, pinned)))
+
+
+def move(vault: Vault, fact_id: int, project: str | None) -> int:
+    """Move a fact to another project (``None``: global) as a new revision; returns the new id."""
+    return int(vault.write(lambda conn, change: move_fact(conn, change, fact_id, project)))

@@ -3,22 +3,33 @@
 Until a chunk is embedded the keyword path finds it; ``backfill`` embeds in batches, reports
 progress and stops promptly when cancelled. ``Backfiller`` runs it in a thread whenever the model
 becomes ready or new chunks arrive.
+
+A model change (Settings or config choose another model) is the same work: ``reembed`` replaces,
+in batches and with progress, every vector of another model by one of the current model. Until a
+chunk is re-embedded the vector index leaves it out (it holds one model's vectors only) and the
+keyword path finds it. When a pass finishes, the vault records that all its vectors are of this
+model (settings row ``vectors_model``), so later wake-ups skip the scan; any vector later written
+by another model clears that record (``set_embeddings``), and the next pass looks again.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 from vodou_desktop.search.embedder import Embedder
 from vodou_desktop.vault import Change, Vault
 from vodou_desktop.vault import query as q
-from vodou_desktop.vault.facts import set_embeddings
+from vodou_desktop.vault.facts import VECTORS_MODEL_SETTING, set_embeddings
+from vodou_desktop.vault.settings_store import get_setting, set_setting
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]  # (done, total)
+SETTLE_S = 0.2  # after a wake-up, wait this long for more writes before embedding
 
 
 def backfill(vault: Vault, embedder: Embedder, *, batch: int = 128, progress: Progress | None = None,
@@ -38,7 +49,7 @@ def backfill(vault: Vault, embedder: Embedder, *, batch: int = 128, progress: Pr
             break
         vectors = embedder.encode([text for _, text in rows])
         items = list(zip([i for i, _ in rows], vectors, strict=True))
-        vault.write(partial(set_embeddings, items=items, model=embedder.model_name))
+        vault.write(partial(set_embeddings, items=items, model=embedder.model_id))
         if embedded:
             embedded([i for i, _ in rows])
         done += len(rows)
@@ -46,6 +57,48 @@ def backfill(vault: Vault, embedder: Embedder, *, batch: int = 128, progress: Pr
         if progress:
             progress(done, max(total, done))
     return done
+
+
+def reembed(vault: Vault, embedder: Embedder, *, batch: int = 128, progress: Progress | None = None,
+            cancel: threading.Event | None = None,
+            embedded: Callable[[list[int]], None] | None = None) -> int:
+    """Replace every vector of another model by the current model's; returns how many were replaced.
+
+    A no-op (one settings read) when the vault already records that all its vectors are of this
+    model. Cancelled passes resume from the start at the next call (done rows are no longer stale)."""
+    if not embedder.ready:
+        return 0
+    model = embedder.model_id
+    if vault.read(lambda conn: get_setting(conn, VECTORS_MODEL_SETTING)) == model:
+        return 0
+    total = vault.read(partial(q.count_stale_embedded, model=model))
+    if total:
+        log.info("re-embedding %d vectors of another model with %s", total, model)
+    done, after = 0, 0
+    if progress and total:
+        progress(0, total)
+    while not (cancel and cancel.is_set()):
+        rows = vault.read(partial(q.stale_embedded, model=model, limit=batch, after_id=after))
+        if not rows:
+            vault.write(partial(_record_model, model=model))
+            break
+        vectors = embedder.encode([text for _, text in rows])
+        vault.write(partial(set_embeddings, items=list(zip([i for i, _ in rows], vectors, strict=True)),
+                            model=model))
+        if embedded:
+            embedded([i for i, _ in rows])
+        done += len(rows)
+        after = rows[-1][0]
+        if progress:
+            progress(done, max(total, done))
+    return done
+
+
+def _record_model(conn: Any, change: Change, model: str) -> None:
+    """All vectors are of ``model`` — checked again inside the write (another process may have
+    written vectors of its own model since the pass read them)."""
+    if q.count_stale_embedded(conn, model) == 0:
+        set_setting(conn, change, VECTORS_MODEL_SETTING, model)
 
 
 class Backfiller:
@@ -86,6 +139,9 @@ class Backfiller:
     def _run(self) -> None:
         while not self._stop:
             self._wake.wait()
+            # Facts written one at a time (a capture, a chat turn each) wake us once each: let a burst
+            # settle so it is embedded in one batch, not one model call per fact.
+            time.sleep(SETTLE_S)
             self._wake.clear()
             if self._stop:
                 return
@@ -94,6 +150,7 @@ class Backfiller:
             try:
                 backfill(self._vault, self._embedder, progress=self._progress, cancel=self._cancel,
                          embedded=self._embedded)
+                reembed(self._vault, self._embedder, progress=self._progress, cancel=self._cancel)
             except Exception:
                 log.exception("embedding backfill failed; will retry on the next change")
             self.idle.set()

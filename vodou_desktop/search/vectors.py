@@ -5,6 +5,11 @@ are queued and fetched at the next query, so the writer thread never waits on us
 matrix-vector product (memory-bandwidth bound: ~60 ms at 1M x 384 on 2 cores) — no per-query SQL
 read of all vectors. Policy is NOT applied here: candidates go through the vault's query builder.
 
+One model per index: it loads only vectors recorded with its model (``chunks.embed_model``), and
+its width is that of the first vector it sees (the model's). A vector of another model — left
+from before a model change, until search/backfill.py replaces it — is never loaded, so old and
+new vectors are never mixed; such chunks are found by the keyword path meanwhile.
+
 Large vaults: a full product over 1M x 384 float32 reads 1.5 GB per query (~110 ms here). From
 ``COARSE_MIN_ROWS`` on, a coarse pass runs first over a 96-dimensional projection of every vector
 (the top principal directions of a sample, refitted as the index doubles; a quarter of the bytes),
@@ -18,23 +23,25 @@ from functools import partial
 
 import numpy as np
 
+from vodou_desktop.search.embedder import DEFAULT_MODEL
 from vodou_desktop.vault import Change, Vault
 from vodou_desktop.vault import query as q
-from vodou_desktop.vault.facts import EMBEDDING_DIM
 
 COARSE_MIN_ROWS = 150_000  # below this an exact scan takes under ~20 ms
 COARSE_DIM = 96
 COARSE_SAMPLE = 20_000
 RERANK = 2_000
+MANY_AT_ONCE = 32  # queries per matrix pass in top_many (a 1M x 32 float32 score block is 128 MB)
 
 
 class VectorIndex:
-    def __init__(self, vault: Vault, dim: int = EMBEDDING_DIM) -> None:
+    def __init__(self, vault: Vault, model: str = DEFAULT_MODEL, dim: int | None = None) -> None:
         self._vault = vault
-        self._dim = dim
+        self.model = model
+        self._dim = dim or 0  # 0 until the first vector (or the loaded model) gives the width
         self._lock = threading.Lock()
         self._ids = np.zeros(0, dtype=np.int64)
-        self._mat = np.zeros((0, dim), dtype=np.float32)
+        self._mat = np.zeros((0, self._dim), dtype=np.float32)
         self._n = 0
         self._row: dict[int, int] = {}
         self._basis: np.ndarray | None = None  # dim x COARSE_DIM projection, once the index is large
@@ -48,6 +55,10 @@ class VectorIndex:
         self.sync()
         return len(self._row)
 
+    @property
+    def dim(self) -> int:
+        return self._dim
+
     def close(self) -> None:
         self._unsubscribe()
 
@@ -57,7 +68,7 @@ class VectorIndex:
         with self._lock:
             self._n, self._row, self._basis, self._fit_n = 0, {}, None, 0
         while True:
-            rows = self._vault.read(partial(q.embeddings_after, after_id=after, limit=page))
+            rows = self._vault.read(partial(q.embeddings_after, after_id=after, limit=page, model=self.model))
             if not rows:
                 with self._lock:
                     self._maybe_fit()
@@ -84,7 +95,7 @@ class VectorIndex:
         if not pending:
             return
         ids = sorted(pending)
-        rows = self._vault.read(lambda conn: q.embeddings_for(conn, ids))
+        rows = self._vault.read(lambda conn: q.embeddings_for(conn, ids, self.model))
         present = {i for i, _ in rows}
         with self._lock:
             for chunk_id in ids:
@@ -93,6 +104,9 @@ class VectorIndex:
             self._append(rows)
 
     def _append(self, rows: list[tuple[int, bytes]], fit: bool = True) -> None:
+        if not self._dim and rows:
+            self._dim = len(rows[0][1]) // 4
+            self._mat = np.zeros((0, self._dim), dtype=np.float32)
         fresh = [(i, b) for i, b in rows if len(b) == self._dim * 4]
         for chunk_id, blob in fresh:
             vec = np.frombuffer(blob, dtype="<f4")
@@ -144,22 +158,34 @@ class VectorIndex:
 
     def top(self, query: np.ndarray, n: int) -> list[tuple[int, float]]:
         """The ``n`` nearest chunk ids by cosine (vectors are unit length)."""
+        return self.top_many(np.asarray(query, dtype=np.float32).reshape(1, -1), n)[0]
+
+    def top_many(self, queries: np.ndarray, n: int) -> list[list[tuple[int, float]]]:
+        """``top`` for several query vectors at once: one pass over the matrix per ``MANY_AT_ONCE``
+        queries instead of one per query (on-write grouping of a batch of new facts)."""
         self.sync()
+        out: list[list[tuple[int, float]]] = []
         with self._lock:
-            if self._n == 0:
-                return []
-            qv = np.asarray(query, dtype=np.float32)
+            qs = np.asarray(queries, dtype=np.float32)
+            if self._n == 0 or qs.ndim != 2 or qs.shape[1] != self._dim:  # empty, or another model's width
+                return [[] for _ in range(len(qs))]
             n = min(n, self._n)
-            if self._basis is not None and n < RERANK:
-                rows = _best(self._low[: self._n] @ (qv @ self._basis), RERANK)
-                scores = self._mat[rows] @ qv
-            else:
-                rows = np.arange(self._n)
-                scores = self._mat[: self._n] @ qv
-            best = _best(scores, n)
-            best = best[np.argsort(-scores[best])]
-            ids = self._ids[rows[best]]
-            return [(int(i), float(s)) for i, s in zip(ids, scores[best], strict=True) if i >= 0]
+            coarse = self._basis is not None and n < RERANK
+            for start in range(0, len(qs), MANY_AT_ONCE):
+                part = qs[start : start + MANY_AT_ONCE]
+                pass_scores = (self._low[: self._n] @ (part @ self._basis).T if coarse and self._basis is not None
+                               else self._mat[: self._n] @ part.T)
+                for j, qv in enumerate(part):
+                    if coarse:
+                        rows = _best(pass_scores[:, j], RERANK)
+                        scores = self._mat[rows] @ qv
+                    else:
+                        rows, scores = np.arange(self._n), pass_scores[:, j]
+                    best = _best(scores, n)
+                    best = best[np.argsort(-scores[best])]
+                    ids = self._ids[rows[best]]
+                    out.append([(int(i), float(s)) for i, s in zip(ids, scores[best], strict=True) if i >= 0])
+        return out
 
 
 def _best(scores: np.ndarray, n: int) -> np.ndarray:

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from vodou_desktop.bridge import events
 from vodou_desktop.errors import KnownError
+from vodou_desktop.ui.backup_dialogs import BackupFlow, ensure_file_actions
 from vodou_desktop.ui.forget_dialog import ForgetSiteDialog
 from vodou_desktop.ui.long_work import JobProgressDialog, backfill_job
 from vodou_desktop.ui.pair_dialog import PairDialog, spaced_code
@@ -20,6 +21,7 @@ class Commands:
     def __init__(self, desktop: Any) -> None:
         self.d = desktop
         self._dialogs: list[Any] = []
+        self.backups = BackupFlow(desktop.services, desktop.runtime.vault.path, desktop.browser, self.restore_at_quit)
 
     def connect_actions(self) -> None:
         actions = self.d.actions
@@ -31,6 +33,10 @@ class Commands:
         actions.on("settings", self.settings)
         actions.on("backfill", self.backfill)
         actions.on("quit", self.d.request_quit)
+        ensure_file_actions(actions)
+        actions.on("backup", self.backups.backup)
+        actions.on("restore", self.backups.restore)
+        actions.on("export", self.backups.export)
 
     def set_mode(self, mode: str) -> None:
         """The same service the bridge's PUT uses, so GET /api/page-match/site-mode agrees."""
@@ -54,6 +60,11 @@ class Commands:
     def settings(self) -> None:
         self._keep(SettingsDialog(self.d.services, self.d.sites, self.d.bridge.tokens,
                                   vault_path=self.d.runtime.vault.path))
+
+    def restore_at_quit(self, backup: Any) -> None:
+        """Restore… confirmed: quit, and ``app.main`` restores once the vault is closed."""
+        self.d.pending_restore = backup
+        self.d.request_quit()
 
     def backfill(self) -> None:
         try:

@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
 from vodou_desktop.errors import KnownError
-from vodou_desktop.search.backfill import backfill
+from vodou_desktop.search.backfill import backfill, reembed
 from vodou_desktop.search.embedder import Embedder
 from vodou_desktop.vault import Vault
 
@@ -68,12 +68,14 @@ class LongJob(QObject):
 
 
 def backfill_job(vault: Vault, embedder: Embedder, parent: QObject | None = None) -> LongJob:
-    """Embed every chunk that has no embedding yet (after import, or after the model was off)."""
+    """Embed every chunk that has no embedding yet (after import, or after the model was off), then
+    re-embed any vector of another model (after a model change)."""
     if not embedder.ready:
         raise KnownError("The embedding model is not ready yet (or is off); try again when it is.")
 
     def work(progress: Progress, cancel: threading.Event) -> int:
-        return backfill(vault, embedder, progress=progress, cancel=cancel)
+        done = backfill(vault, embedder, progress=progress, cancel=cancel)
+        return done + reembed(vault, embedder, progress=progress, cancel=cancel)
 
     return LongJob("Embedding memories", work, parent)
 

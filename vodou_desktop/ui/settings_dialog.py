@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from vodou_desktop import config
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.ui.actions import MODES
+from vodou_desktop.ui.backup_settings import BackupSettings
 from vodou_desktop.ui.capture_settings import CaptureSettings
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.settings_autostart import AutostartSection
@@ -73,6 +74,7 @@ class SettingsDialog(QDialog):
         self.storage = QLabel(f"Pairing tokens are kept in {tokens.storage}." if tokens is not None else
                               "The browser bridge is not running here: no pairings to show.",
                               wordWrap=True, styleSheet="color: gray")
+        self.backups = BackupSettings(self.base, vault_path, services.ops)
         self.capture = CaptureSettings(services.extras.get("capture"), self.base)
         self.problem = QLabel(wordWrap=True, styleSheet="color: #b00020")
         self.autostart = AutostartSection()
@@ -96,6 +98,8 @@ class SettingsDialog(QDialog):
         revoke_row.addWidget(self.revoke_button)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(QLabel("<b>Backups and encryption</b>"))
+        layout.addWidget(self.backups)
         layout.addWidget(QLabel("<b>Paired browsers</b>"))
         layout.addLayout(revoke_row)
         layout.addWidget(self.storage)
@@ -121,7 +125,7 @@ class SettingsDialog(QDialog):
         try:
             settings = settings_from_form(self.base, self.port.text(), self.semantic.isChecked(),
                                           self.endpoint.text(), self.model_name.text())
-            settings = self.capture.apply(settings)
+            settings = self.backups.apply(self.capture.apply(settings)).validate()
         except InvalidInput as exc:
             self.problem.setText(f"Not saved: {exc}")
             return

@@ -8,6 +8,8 @@ Pragmas, chosen once here:
   lock instead of failing at once.
 - ``foreign_keys=ON``.
 - ``secure_delete=ON``: deleted rows are overwritten, so an erased memory is gone from the file's bytes.
+
+An encrypted vault gets its key before all of these (``cipher.key_for`` finds it without writing).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any, TypeVar
 import apsw
 
 from vodou_desktop.errors import VaultUnavailable
+from vodou_desktop.vault.cipher import apply_key, key_for
 
 T = TypeVar("T")
 BUSY_TIMEOUT_MS = 5000
@@ -41,8 +44,10 @@ def open_connection(path: Path, *, create: bool = True, readonly: bool = False) 
     if create and not readonly:
         flags |= apsw.SQLITE_OPEN_CREATE
         create_private_file(path)
+    key = key_for(path)  # before opening: a wrong key must not touch the file
     with translate_errors(path):
         conn = apsw.Connection(str(path), flags=flags)
+        _apply_vault_key(conn, key)
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
         _check_is_vault(conn, path)
         if not readonly:
@@ -54,6 +59,12 @@ def open_connection(path: Path, *, create: bool = True, readonly: bool = False) 
         conn.execute("PRAGMA trusted_schema=OFF")
         conn.execute("PRAGMA secure_delete=ON")  # freed pages are zeroed: erased text leaves the file
     return conn
+
+
+def _apply_vault_key(conn: apsw.Connection, key: str | None) -> None:
+    """An encrypted vault's key goes first, before any other statement (see ``cipher``)."""
+    if key is not None:
+        apply_key(conn, key)
 
 
 def create_private_file(path: Path) -> None:

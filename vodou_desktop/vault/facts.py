@@ -20,11 +20,15 @@ from vodou_desktop.errors import InvalidInput, NotFound
 from vodou_desktop.pages import host_of, page_key
 from vodou_desktop.vault.clock import now_iso, parse_iso
 from vodou_desktop.vault.connection import scalar
+from vodou_desktop.vault.settings_store import get_setting, set_setting
 from vodou_desktop.vault.writer import Change
 
 MAX_FACT_CHARS = 8_000
 MAX_DOCUMENT_CHARS = 5_000_000
-EMBEDDING_DIM = 384
+MAX_EMBEDDING_DIM = 8_192
+# The model every stored vector is known to come from ("" = unknown or mixed: a re-embed pass must
+# look). Kept true by ``set_embeddings``; set by search/backfill.py when a full pass has finished.
+VECTORS_MODEL_SETTING = "vectors_model"
 PAGE_SET_RANK = {None: 0, "source": 1, "token": 2, "manual": 3}
 PAGE_TOKEN = re.compile(r"(?:^|\s)page:\s*<?(https?://[^\s>]+)", re.IGNORECASE)
 # Kinds that describe the person and therefore follow them into every project.
@@ -74,9 +78,10 @@ def date_words(valid_at: str | None) -> str | None:
 
 
 def embedding_blob(vector: Sequence[float] | np.ndarray) -> bytes:
+    """A vector as stored: little-endian float32. Its width is the model's (no fixed width here)."""
     arr = np.asarray(vector, dtype="<f4").reshape(-1)
-    if arr.shape[0] != EMBEDDING_DIM:
-        raise InvalidInput(f"embedding must have {EMBEDDING_DIM} dimensions, not {arr.shape[0]}")
+    if not 0 < arr.shape[0] <= MAX_EMBEDDING_DIM or not np.isfinite(arr).all():
+        raise InvalidInput(f"embedding must be 1 to {MAX_EMBEDDING_DIM} finite numbers, not {arr.shape[0]}")
     return arr.tobytes()
 
 
@@ -237,14 +242,24 @@ def reindex_chunk(conn: apsw.Connection, change: Change, chunk_id: int) -> None:
 def set_embeddings(
     conn: apsw.Connection, change: Change, items: Iterable[tuple[int, np.ndarray]], model: str
 ) -> int:
+    """Store vectors of ``model`` (replacing any older vector of those chunks).
+
+    A vault whose vectors were all of another model is marked unknown, so that the next re-embed
+    pass (search/backfill.py) looks for vectors that are not of the model it runs."""
     n = 0
+    ids: list[int] = []
     for chunk_id, vector in items:
         conn.execute(
             "UPDATE chunks SET embedding = ?, embed_model = ? WHERE id = ?",
             (embedding_blob(vector), model, chunk_id),
         )
-        change.touch("embeddings", chunk_ids=[chunk_id])
+        ids.append(chunk_id)
         n += 1
+    if ids:
+        change.touch("embeddings", chunk_ids=ids)
+        known = get_setting(conn, VECTORS_MODEL_SETTING)
+        if known and known != model:
+            set_setting(conn, change, VECTORS_MODEL_SETTING, "")
     return n
 
 

@@ -278,6 +278,50 @@ def list_documents(conn: apsw.Connection, f: FactFilter, limit: int = 200, offse
     return [document_from_row(row) for row in conn.execute(sql, [*params, limit, offset])]
 
 
+@reader
+def count_documents(conn: apsw.Connection, f: FactFilter) -> int:
+    where, params = _document_where(f)
+    return int(scalar(conn, f"SELECT count(*) FROM documents d WHERE {where}", params))
+
+
+# -- whole-vault export (DATA-2): every column a lossless round trip needs ------------------------
+
+_EXPORT_EXTRA = "c.superseded_at, c.pinned_from, s.created_at"
+
+
+@reader
+def facts_for_export(conn: apsw.Connection, f: FactFilter, after_id: int = 0, limit: int = 1000) -> list[Fact]:
+    """Facts in id order (keyset paging), with ``extra`` holding what only an export needs:
+    ``superseded_at``, ``pinned_from`` (the source a pinned fact had before) and ``source_created_at``."""
+    where, params = f.where()
+    sql = (f"SELECT {FACT_COLUMNS}, {_EXPORT_EXTRA} {_FROM} WHERE {where} AND c.id > ?"
+           " ORDER BY c.id LIMIT ?")
+    out = []
+    for row in conn.execute(sql, [*params, after_id, limit]):
+        fact = fact_from_row(row)
+        superseded_at, pinned_from, source_created = row[-3:]
+        fact.extra.update(superseded_at=superseded_at, pinned_from=pinned_from, source_created_at=source_created)
+        out.append(fact)
+    return out
+
+
+@reader
+def documents_for_export(conn: apsw.Connection, f: FactFilter, after_id: int = 0,
+                         limit: int = 200) -> list[tuple[Document, dict[str, Any]]]:
+    """Documents in id order with their source, forget stamp and text (chunks in order)."""
+    where, params = _document_where(f)
+    sql = (f"SELECT {DOCUMENT_COLUMNS}, d.invalid_at, d.invalidated_by, d.source_id FROM documents d"
+           f" JOIN memory_sources s ON s.id = d.source_id WHERE {where} AND d.id > ? ORDER BY d.id LIMIT ?")
+    out = []
+    for row in conn.execute(sql, [*params, after_id, limit]):
+        doc = document_from_row(row[:-3])
+        chunks = [r[0] for r in conn.execute("SELECT text FROM chunks WHERE document_id = ? ORDER BY seq",
+                                             (doc.id,))]
+        out.append((doc, {"invalid_at": row[-3], "invalidated_by": row[-2], "source_id": row[-1],
+                          "chunks": chunks}))
+    return out
+
+
 def document_text(conn: apsw.Connection, doc_id: int) -> str:
     rows = conn.execute("SELECT text FROM chunks WHERE document_id = ? ORDER BY seq", (doc_id,))
     return "\n\n".join(r[0] for r in rows)
@@ -285,17 +329,41 @@ def document_text(conn: apsw.Connection, doc_id: int) -> str:
 
 # -- internal readers: feed the vector index and the backfill, never shown to anyone ------------
 
-def embeddings_after(conn: apsw.Connection, after_id: int, limit: int) -> list[tuple[int, bytes]]:
-    sql = "SELECT id, embedding FROM chunks WHERE id > ? AND embedding IS NOT NULL ORDER BY id LIMIT ?"
-    return [(int(r[0]), r[1]) for r in conn.execute(sql, (after_id, limit))]
+def embeddings_after(conn: apsw.Connection, after_id: int, limit: int,
+                     model: str | None = None) -> list[tuple[int, bytes]]:
+    """Stored vectors in id order (of ``model`` only, when given: one index never mixes models)."""
+    if model is None:
+        sql = "SELECT id, embedding FROM chunks WHERE id > ? AND embedding IS NOT NULL ORDER BY id LIMIT ?"
+        return [(int(r[0]), r[1]) for r in conn.execute(sql, (after_id, limit))]
+    sql = ("SELECT id, embedding FROM chunks WHERE id > ? AND embedding IS NOT NULL AND embed_model = ?"
+           " ORDER BY id LIMIT ?")
+    return [(int(r[0]), r[1]) for r in conn.execute(sql, (after_id, model, limit))]
 
 
-def embeddings_for(conn: apsw.Connection, ids: Sequence[int]) -> list[tuple[int, bytes]]:
+def embeddings_for(conn: apsw.Connection, ids: Sequence[int], model: str | None = None) -> list[tuple[int, bytes]]:
     out: list[tuple[int, bytes]] = []
     for part in batched(ids):
-        sql = f"SELECT id, embedding FROM chunks WHERE embedding IS NOT NULL AND id IN ({marks(part)})"
-        out += [(int(r[0]), r[1]) for r in conn.execute(sql, part)]
+        sql = f"SELECT id, embedding, embed_model FROM chunks WHERE embedding IS NOT NULL AND id IN ({marks(part)})"
+        out += [(int(r[0]), r[1]) for r in conn.execute(sql, part) if model is None or r[2] == model]
     return out
+
+
+def stale_embedded(conn: apsw.Connection, model: str, limit: int, after_id: int = 0) -> list[tuple[int, str]]:
+    """Chunks whose stored vector is not of ``model`` (a model change): they are re-embedded."""
+    sql = ("SELECT id, text FROM chunks WHERE id > ? AND embedding IS NOT NULL"
+           " AND embed_model IS NOT ? ORDER BY id LIMIT ?")
+    return [(int(r[0]), r[1]) for r in conn.execute(sql, (after_id, model, limit))]
+
+
+def count_stale_embedded(conn: apsw.Connection, model: str) -> int:
+    sql = "SELECT count(*) FROM chunks WHERE embedding IS NOT NULL AND embed_model IS NOT ?"
+    return int(scalar(conn, sql, (model,)))
+
+
+def embedding_widths(conn: apsw.Connection) -> dict[int, int]:
+    """How many stored vectors have each width (in floats)."""
+    sql = "SELECT length(embedding) / 4, count(*) FROM chunks WHERE embedding IS NOT NULL GROUP BY 1"
+    return {int(r[0]): int(r[1]) for r in conn.execute(sql)}
 
 
 def unembedded(conn: apsw.Connection, limit: int, after_id: int = 0) -> list[tuple[int, str]]:

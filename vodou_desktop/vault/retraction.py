@@ -28,8 +28,9 @@ from vodou_desktop.vault.writer import Change
 TIER_RANK = "CASE s.tier WHEN 'pinned' THEN 0 WHEN 'first_party' THEN 1 WHEN 'capture' THEN 2 ELSE 3 END"
 FORGET_KIND = "forget_host"
 FORGET_FACT_KIND = "forget_fact"
+FORGET_DOCUMENT_KIND = "forget_document"
 FORGET_TOOL_KIND = "forget_tool"
-UNDOABLE_KINDS = (FORGET_KIND, FORGET_FACT_KIND, FORGET_TOOL_KIND)
+UNDOABLE_KINDS = (FORGET_KIND, FORGET_FACT_KIND, FORGET_DOCUMENT_KIND, FORGET_TOOL_KIND)
 ERASE_HOST_KIND = "erase_host"
 HOST_KEY_SETTING = "operations_host_key"  # per-vault random key for erased hosts' keyed hashes
 
@@ -106,6 +107,82 @@ def live_document_count(conn: apsw.Connection, host: str) -> int:
            " WHERE source_host = :host OR source_host LIKE :like ESCAPE '\\'))")
     row = conn.execute(sql, {"host": host, "like": _like(host)}).fetchone()
     return int(row[0]) if row else 0
+
+
+def _document_host_clause() -> str:
+    return ("(d.page_host = :host OR d.page_host LIKE :like ESCAPE '\\' OR d.source_id IN (SELECT id FROM"
+            " memory_sources WHERE source_host = :host OR source_host LIKE :like ESCAPE '\\'))")
+
+
+def host_document_ids(conn: apsw.Connection, host: str, *, live_only: bool) -> list[int]:
+    """Library documents saved from ``host`` or below (only visible ones with ``live_only``)."""
+    live = " AND d.invalid_at IS NULL" if live_only else ""
+    sql = f"SELECT d.id FROM documents d WHERE {_document_host_clause()}{live} ORDER BY d.id"
+    return [int(r[0]) for r in conn.execute(sql, {"host": host, "like": _like(host)})]
+
+
+def document_visibility(conn: apsw.Connection, doc_id: int) -> tuple[str | None, str | None] | None:
+    """``(invalid_at, invalidated_by)`` of one document; None when there is no such document."""
+    row = conn.execute("SELECT invalid_at, invalidated_by FROM documents WHERE id = ?", (doc_id,)).fetchone()
+    return None if row is None else (row[0], row[1])
+
+
+def stamp_documents_invalid(conn: apsw.Connection, change: Change, ids: Sequence[int], op: str) -> int:
+    """Hide the still-visible documents among ``ids`` under ``op``; returns how many."""
+    when = now_iso()
+    hidden = 0
+    for part in batched(ids):
+        conn.execute(f"UPDATE documents SET invalid_at = ?, invalidated_by = ? WHERE invalid_at IS NULL"
+                     f" AND id IN ({marks(part)})", [when, op, *part])
+        hidden += conn.changes()
+    _touch_documents(conn, change, ids)
+    return hidden
+
+
+def clear_document_stamps(conn: apsw.Connection, change: Change, op: str) -> int:
+    ids = [int(r[0]) for r in conn.execute("SELECT id FROM documents WHERE invalidated_by = ?", (op,))]
+    conn.execute("UPDATE documents SET invalid_at = NULL, invalidated_by = NULL WHERE invalidated_by = ?", (op,))
+    _touch_documents(conn, change, ids)
+    return len(ids)
+
+
+def _touch_documents(conn: apsw.Connection, change: Change, ids: Sequence[int]) -> None:
+    keys: list[str] = []
+    hosts: list[str] = []
+    for part in batched(ids):
+        for key, host in conn.execute(f"SELECT page_key, page_host FROM documents WHERE id IN ({marks(part)})", part):
+            keys.append(key)
+            hosts.append(host)
+    change.touch("documents", page_keys=keys, hosts=hosts)
+
+
+def delete_documents(conn: apsw.Connection, change: Change, ids: Sequence[int]) -> int:
+    """Hard delete Library documents: their chunks (FTS rows go with them through the triggers),
+    links to entities, the document rows and any source left with nothing."""
+    _touch_documents(conn, change, ids)
+    sources: set[int] = set()
+    for part in batched(ids):
+        in_ = marks(part)
+        sources.update(int(r[0]) for r in conn.execute(f"SELECT source_id FROM documents WHERE id IN ({in_})", part))
+        conn.execute(f"DELETE FROM entity_links WHERE chunk_id IN (SELECT id FROM chunks WHERE document_id IN ({in_}))",
+                     part)
+        conn.execute(f"DELETE FROM chunks WHERE document_id IN ({in_})", part)
+    deleted = 0
+    for part in batched(ids):
+        conn.execute(f"DELETE FROM documents WHERE id IN ({marks(part)})", part)
+        deleted += conn.changes()
+    _delete_orphan_sources(conn, sources)
+    change.touch("chunks")
+    change.touch("memory_sources")
+    return deleted
+
+
+def _delete_orphan_sources(conn: apsw.Connection, sources: set[int]) -> None:
+    for part in batched(sorted(sources)):
+        conn.execute(f"DELETE FROM memory_sources WHERE id IN ({marks(part)})"
+                     " AND NOT EXISTS (SELECT 1 FROM chunks x WHERE x.source_id = memory_sources.id)"
+                     " AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.source_id = memory_sources.id)",
+                     part)
 
 
 def record_operation(conn: apsw.Connection, change: Change, kind: str, target: str, detail: dict[str, Any]) -> str:
@@ -236,12 +313,7 @@ def delete_facts(conn: apsw.Connection, change: Change, ids: Sequence[int]) -> i
         in_ = marks(part)
         conn.execute(f"DELETE FROM chunks WHERE id IN ({in_})", part)
         deleted += conn.changes()
-    for part in batched(sorted(sources)):
-        in_ = marks(part)
-        conn.execute(f"DELETE FROM memory_sources WHERE id IN ({in_})"
-                     " AND NOT EXISTS (SELECT 1 FROM chunks x WHERE x.source_id = memory_sources.id)"
-                     " AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.source_id = memory_sources.id)",
-                     part)
+    _delete_orphan_sources(conn, sources)
     reelect_canonicals(conn, change, groups)
     change.touch("memory_sources")
     return deleted

@@ -13,10 +13,10 @@ from typing import Any
 
 import apsw
 
-from vodou_desktop.errors import Conflict, NotFound
+from vodou_desktop.errors import Conflict, InvalidInput, NotFound
 from vodou_desktop.vault.clock import now_iso
 from vodou_desktop.vault.connection import scalar
-from vodou_desktop.vault.facts import insert_fact, set_page_link
+from vodou_desktop.vault.facts import GLOBAL_KINDS, clean_project, insert_fact, set_page_link
 from vodou_desktop.vault.sources import stamp_source
 from vodou_desktop.vault.writer import Change
 
@@ -49,6 +49,36 @@ def correct_fact(conn: apsw.Connection, change: Change, fact_id: int, text: str)
     if page_set_by == "manual" and page_url:
         set_page_link(conn, change, new_id, page_url, "manual")
     conn.execute("UPDATE chunks SET fact_group = ?, is_canonical = ? WHERE id = ?", (group, canonical, new_id))
+    conn.execute("UPDATE chunks SET superseded_by = ?, superseded_at = ? WHERE id = ?", (new_id, now_iso(), fact_id))
+    change.touch("chunks", chunk_ids=[fact_id, new_id])
+    return new_id
+
+
+def move_fact(conn: apsw.Connection, change: Change, fact_id: int, project: str | None) -> int:
+    """Move a fact to ``project`` (``None``: global) as its next revision, so the move stays in its
+    history: the old revision keeps the old project and is superseded. Returns the new id."""
+    (text, kind, source_id, old_project, scope, valid_at, precision, revision, group, canonical,
+     page_url, page_set_by, superseded_by, invalid_at, pinned_from) = _load(conn, fact_id)
+    if kind in GLOBAL_KINDS:
+        raise InvalidInput(f"memory {fact_id} is a {kind}: preferences are always global and cannot be moved")
+    if superseded_by is not None:
+        raise Conflict(f"memory {fact_id} was already replaced by #{superseded_by}; move that one")
+    if invalid_at is not None:
+        raise Conflict(f"memory {fact_id} is forgotten; undo the forget before moving it")
+    project = clean_project(project)
+    if project == old_project:
+        raise Conflict(f"memory {fact_id} is already {'in ' + project if project else 'global'}")
+    new_id = insert_fact(conn, change, text=text, source_id=source_id, kind=kind, project=project, scope=scope,
+                         valid_at=valid_at, valid_precision=precision, predecessor_id=fact_id,
+                         revision=int(revision) + 1)
+    if page_set_by == "manual" and page_url:
+        set_page_link(conn, change, new_id, page_url, "manual")
+    conn.execute("UPDATE chunks SET fact_group = ?, is_canonical = ?, pinned_from = ?,"
+                 " embedding = (SELECT embedding FROM chunks WHERE id = ?),"
+                 " embed_model = (SELECT embed_model FROM chunks WHERE id = ?) WHERE id = ?",
+                 (group, canonical, pinned_from, fact_id, fact_id, new_id))
+    conn.execute("INSERT INTO entity_links(entity_id, chunk_id) SELECT entity_id, ? FROM entity_links"
+                 " WHERE chunk_id = ?", (new_id, fact_id))
     conn.execute("UPDATE chunks SET superseded_by = ?, superseded_at = ? WHERE id = ?", (new_id, now_iso(), fact_id))
     change.touch("chunks", chunk_ids=[fact_id, new_id])
     return new_id

@@ -174,3 +174,29 @@ def test_conversation_turns_are_speaker_prefixed_and_dated(shipped: dict[str, An
         if m["source"] == "conversation":
             assert m["text"].startswith(m["speaker"] + ": ")
             assert len(m["date"]) == 10
+
+
+# -- with the real model ------------------------------------------------------------------------
+
+@pytest.mark.model
+def test_tiny_run_with_the_model_reports_every_system(model: Any, tmp_path: Path) -> None:
+    figures = quality.run(_tiny(), "dev", model, tmp_path, log=lambda s: None)
+    assert set(figures["results"]) == set(quality.SYSTEMS)
+    assert figures["per_question"]["ours hybrid"]["exact"]["hit@1"] == 1.0
+    for name in quality.SYSTEMS:
+        assert figures["per_question"][name]["wall"]["hit@10"] == 0.0, name
+    assert {line.split()[0] for line in quality.report({**figures, "total_s": 1.0, "load_average": [0, 0]})
+            .splitlines() if line.startswith(("PASS", "FAIL"))} <= {"PASS", "FAIL"}
+    assert len(quality.targets(figures["results"])) == 6
+
+
+@pytest.mark.model
+def test_vector_cache_gives_the_model_s_vectors_and_reuses_them(model: Any, tmp_path: Path) -> None:
+    texts = ["Maya: We heard three owls.", "Tomás: The mast is up."]
+    first = quality.CachedVectors(model, tmp_path)
+    got = first.encode(texts)
+    assert first.hits == 0
+    assert got == pytest.approx(model.encode(texts), abs=1e-5)
+    first.save()
+    again = quality.CachedVectors(model, tmp_path)
+    assert (again.encode(texts[::-1]) == got[::-1]).all() and again.hits == 2

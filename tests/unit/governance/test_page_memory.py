@@ -181,3 +181,18 @@ def test_suggest_mode_reads_but_never_writes(page_memory: PageMemory, sites: Sit
     sites.set_rule("wikipedia.org", "suggest")
     assert page_memory.match(PAGE)["facts"]
     assert page_memory.probe(PAGE)["state"] == "green"
+
+
+def test_the_probe_cache_stays_bounded_over_ever_new_pages(page_memory: PageMemory, vault: Vault,
+                                                          clock: ManualClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    from vodou_desktop.governance import page_memory as pm_module
+
+    monkeypatch.setattr(pm_module, "PROBE_CACHE_MAX", 40)
+    add_fact(vault, "a note on the first page", "https://example.org/page/0")
+    sizes = []
+    for i in range(200):
+        page_memory.probe(f"https://example.org/page/{i}")
+        sizes.append(len(page_memory.probes))
+        clock.advance(0.01)
+    assert max(sizes) <= 41  # never more than the bound (+ the entry that triggers a prune)
+    assert page_memory.probe("https://example.org/page/0")["state"] == "green"  # answers stay right

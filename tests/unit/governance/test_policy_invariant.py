@@ -283,7 +283,8 @@ def test_every_reader_returns_nothing_from_a_forgotten_host(vault: Vault, hidden
         checked.append(name)
     assert vault.read(lambda c: q.count_facts(c, FactFilter(project=ALL_PROJECTS))) == 1
     assert {"get_fact", "list_facts", "keyword_search", "facts_for_page", "page_has_memory",
-            "documents_for_page", "list_documents", "thread_neighbour_ids"} <= set(checked)
+            "documents_for_page", "list_documents", "thread_neighbour_ids", "facts_for_export",
+            "documents_for_export", "count_documents"} <= set(checked)
 
 
 def test_every_page_memory_read_returns_nothing_from_a_forgotten_host(page_memory: PageMemory,

@@ -40,7 +40,7 @@ def small_coarse(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_coarse_pass_finds_nearly_the_exact_top_10(vault: Vault, small_coarse: None) -> None:
     mat = _structured(6_000)
     ids = np.asarray(_fill(vault, mat))
-    index = VectorIndex(vault)
+    index = VectorIndex(vault, model="test")
     index.load()
     assert index._basis is not None  # the coarse stage is on
     queries = _structured(50, seed=11)
@@ -58,7 +58,7 @@ def test_coarse_pass_finds_nearly_the_exact_top_10(vault: Vault, small_coarse: N
 def test_coarse_index_follows_new_and_erased_vectors(vault: Vault, small_coarse: None) -> None:
     mat = _structured(3_500)
     _fill(vault, mat)
-    index = VectorIndex(vault)
+    index = VectorIndex(vault, model="test")
     index.load()
     probe = _structured(1, seed=99)[0]
     [new_id] = _fill(vault, probe[None, :])
@@ -76,9 +76,28 @@ def test_coarse_index_follows_new_and_erased_vectors(vault: Vault, small_coarse:
 def test_small_index_is_exact(vault: Vault) -> None:
     mat = _structured(500)
     ids = np.asarray(_fill(vault, mat))
-    index = VectorIndex(vault)
+    index = VectorIndex(vault, model="test")
     index.load()
     assert index._basis is None
     qv = _structured(1, seed=5)[0]
     assert [i for i, _ in index.top(qv, 10)] == ids[np.argsort(-(mat @ qv))[:10]].tolist()
+    index.close()
+
+
+@pytest.mark.parametrize("coarse", [False, True])
+def test_top_many_gives_each_query_what_top_gives(vault: Vault, monkeypatch: pytest.MonkeyPatch, coarse: bool) -> None:
+    if coarse:
+        monkeypatch.setattr(vectors, "COARSE_MIN_ROWS", 3_000)
+        monkeypatch.setattr(vectors, "RERANK", 300)
+    monkeypatch.setattr(vectors, "MANY_AT_ONCE", 4)  # several matrix passes
+    mat = _structured(4_000, seed=9)
+    _fill(vault, mat)
+    index = VectorIndex(vault, model="test")
+    index.load()
+    assert (index._basis is not None) is coarse
+    queries = _structured(10, seed=10)
+    many, one_by_one = index.top_many(queries, 20), [index.top(qv, 20) for qv in queries]
+    assert [[i for i, _ in r] for r in many] == [[i for i, _ in r] for r in one_by_one]
+    assert np.allclose([[s for _, s in r] for r in many], [[s for _, s in r] for r in one_by_one], atol=1e-5)
+    assert index.top_many(np.zeros((2, 16), dtype=np.float32), 5) == [[], []]  # another width: nothing
     index.close()

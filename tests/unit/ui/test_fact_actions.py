@@ -153,8 +153,9 @@ def test_link_to_page_obeys_the_site_mode(qtbot, governed, seeded):
 def test_the_context_menu_holds_the_same_actions(qtbot, governed, seeded):
     browser = open_browser(qtbot, governed)
     view_actions = browser.memories.view.actions()
-    assert [a.objectName() for a in view_actions] == ["fact.correct", "fact.pin", "fact.forget", "fact.undo",
-                                                      "fact.erase", "fact.link"]
+    assert [a.objectName() for a in view_actions] == ["fact.correct", "fact.pin", "fact.move", "fact.forget",
+                                                      "fact.undo", "fact.erase", "fact.link"]
     assert not any(a.isEnabled() for a in view_actions)  # nothing selected yet
     select(qtbot, browser, DARK)
-    assert all(a.isEnabled() for a in view_actions if a.objectName() != "fact.undo")
+    # a preference is always global, so it has no Move
+    assert all(a.isEnabled() for a in view_actions if a.objectName() not in ("fact.undo", "fact.move"))

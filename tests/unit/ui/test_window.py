@@ -39,7 +39,8 @@ def test_menu_bar_has_file_edit_view_help(qtbot, services, seeded):
     assert bar == ["&File", "&Edit", "&View", "&Tools", "&Help"]
     assert titles(browser.menus["file"]) == ["Add memory…", "Import…", "Back up…", "Restore…", "Export…",
                                              "Pair browser extension…", "Settings…", "Quit Vodou"]
-    assert titles(browser.menus["edit"]) == ["Correct…", "Pin", "Forget", "Undo forget", "Erase…", "Link to page…"]
+    assert titles(browser.menus["edit"]) == ["Correct…", "Pin", "Move to project…", "Forget", "Undo forget",
+                                             "Erase…", "Link to page…"]
     assert titles(browser.menus["help"]) == ["Keyboard shortcuts", "About Vodou"]
     for name in ("backup", "restore", "export"):
         assert not browser.actions[name].isEnabled() and browser.actions[name].toolTip() == NOT_YET

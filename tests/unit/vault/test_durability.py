@@ -10,7 +10,12 @@ import textwrap
 import time
 from pathlib import Path
 
-from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault
+import pytest
+
+from tests.support import total_hits
+from vodou_desktop.config import Settings
+from vodou_desktop.data.encryption import encrypt_vault
+from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault, cipher
 from vodou_desktop.vault import query as q
 
 WRITER = textwrap.dedent("""
@@ -26,8 +31,14 @@ WRITER = textwrap.dedent("""
 """)
 
 
-def test_acknowledged_writes_survive_kill_9(vault_path: Path) -> None:
+@pytest.mark.parametrize("encrypted", [False, True], ids=["plain", "encrypted"])
+def test_acknowledged_writes_survive_kill_9(vault_path: Path, encrypted: bool, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
     Vault.open(vault_path).close()
+    if encrypted:  # DATA-3: the same guarantee under encryption at rest (key from the environment)
+        monkeypatch.setenv(cipher.PASSPHRASE_ENV, "durable passphrase")
+        encrypt_vault(vault_path, "durable passphrase", settings=Settings(backups_folder=str(tmp_path)))
+        assert cipher.is_encrypted(vault_path)
     for round_ in range(3):
         proc = subprocess.Popen([sys.executable, "-c", WRITER, str(vault_path)], stdout=subprocess.PIPE, text=True)
         assert proc.stdout is not None
@@ -48,3 +59,6 @@ def test_acknowledged_writes_survive_kill_9(vault_path: Path) -> None:
             assert acked >= 0 and missing == []
             fts = vault.reader().execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
             assert fts.fetchall() == []
+    assert cipher.is_encrypted(vault_path) == encrypted
+    if encrypted:
+        assert total_hits(vault_path, "durable fact") == 0

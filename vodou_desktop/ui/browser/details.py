@@ -115,7 +115,8 @@ def details_html(details: FactDetails, why: str = "", factors: list[tuple[str, s
         parts.append(f"<p>Linked to page ({esc(fact.page_set_by or '')}): {_link(fact.page_url)}</p>")
     if len(details.revisions) > 1:
         parts.append("<p><b>Revision history</b></p><ol>" + "".join(
-            f"<li>{_revision_line(r, fact)}</li>" for r in details.revisions) + "</ol>")
+            f"<li>{_revision_line(r, fact, details.revisions[i - 1] if i else None)}</li>"
+            for i, r in enumerate(details.revisions)) + "</ol>")
     if details.group:
         parts.append("<p><b>Same fact group</b></p><ul>" + "".join(
             f"<li>{esc(g.text)}{' (canonical)' if g.is_canonical else ''}</li>" for g in details.group) + "</ul>")
@@ -139,8 +140,11 @@ def _state(fact: Fact) -> str:
     return ""
 
 
-def _revision_line(rev: Fact, shown: Fact) -> str:
+def _revision_line(rev: Fact, shown: Fact, previous: Fact | None = None) -> str:
     label = f"r{rev.revision}: {html.escape(rev.text)}"
+    if previous is not None and previous.project != rev.project:
+        label += (f" <i>(moved from {html.escape(previous.project or 'global')}"
+                  f" to {html.escape(rev.project or 'global')})</i>")
     if rev.superseded_by:
         label += " <i>(superseded — never recalled)</i>"
     return f"<b>{label}</b>" if rev.id == shown.id else label

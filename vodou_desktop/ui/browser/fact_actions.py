@@ -1,6 +1,7 @@
 """What the person can do to one memory from the detail pane or the results' context menu.
 
-Correct (a new revision; the old one stays in history, never recalled), pin / unpin, forget and
+Correct (a new revision; the old one stays in history, never recalled), pin / unpin, move to
+another project (also a new revision, so the move is in the history), forget and
 undo (soft, through the retraction service's operation id), erase (hard, after a confirmation)
 and link to page (the page lane's ``page_link``, which obeys the site mode). Every action runs as
 an op; the views refresh from the vault's change event, never from here.
@@ -18,15 +19,18 @@ from vodou_desktop.ingest import remember as ingest
 from vodou_desktop.ui.prompts import TextPrompt, ask_to_confirm
 from vodou_desktop.ui.services import Services
 from vodou_desktop.vault import Fact
+from vodou_desktop.vault.facts import GLOBAL_KINDS
 
-NAMES = ("correct", "pin", "forget", "undo", "erase", "link")
-KEYS = {"correct": "F2", "pin": "Ctrl+P", "forget": "Delete", "undo": "Ctrl+Z", "erase": "Shift+Delete",
-        "link": "Ctrl+L"}
-LABELS = {"correct": "Correct…", "pin": "Pin", "forget": "Forget", "undo": "Undo forget", "erase": "Erase…",
-          "link": "Link to page…"}
+NAMES = ("correct", "pin", "move", "forget", "undo", "erase", "link")
+KEYS = {"correct": "F2", "pin": "Ctrl+P", "move": "Ctrl+Shift+M", "forget": "Delete", "undo": "Ctrl+Z",
+        "erase": "Shift+Delete", "link": "Ctrl+L"}
+LABELS = {"correct": "Correct…", "pin": "Pin", "move": "Move to project…", "forget": "Forget",
+          "undo": "Undo forget", "erase": "Erase…", "link": "Link to page…"}
+GLOBAL_WORD = "global"
 TIPS = {
     "correct": "Write a corrected version; the old text stays in the history and is never recalled",
     "pin": "Pinned memories outrank everything else in search and recall",
+    "move": "Put this memory in another project, or make it global; the move stays in its history",
     "forget": "Hide this memory everywhere (undoable)",
     "undo": "Bring back the last memory you forgot",
     "erase": "Delete this memory and its revisions for good (cannot be undone)",
@@ -66,6 +70,7 @@ class FactActions(QObject):
         self.actions["correct"].setEnabled(live)
         self.actions["pin"].setEnabled(live)
         self.actions["pin"].setText("Unpin" if fact is not None and fact.tier == "pinned" else "Pin")
+        self.actions["move"].setEnabled(live and fact is not None and fact.kind not in GLOBAL_KINDS)
         self.actions["forget"].setEnabled(live and self._services.forgetting is not None)
         self._update_undo()
         self.actions["erase"].setEnabled(fact is not None and self._services.forgetting is not None)
@@ -100,6 +105,24 @@ class FactActions(QObject):
     def _corrected(self, new_id: int) -> None:
         self._follow(new_id)
         self._services.messages.info(f"Memory corrected: revision #{new_id} replaces the old text")
+
+    def move(self) -> None:
+        fact, vault = self.fact, self._services.runtime.vault
+        if fact is None:
+            return
+        self.prompt = TextPrompt("Move memory", f"The project this memory belongs to (type “{GLOBAL_WORD}” to make "
+                                 "it global, seen from every project):", fact.project or GLOBAL_WORD, ok_text="Move",
+                                 parent=self._widget)
+
+        def work(text: str) -> int:
+            project = text.strip()
+            return ingest.move(vault, fact.id, None if project.casefold() == GLOBAL_WORD else project)
+
+        self.prompt.run(self._services.ops, work, self._moved)
+
+    def _moved(self, new_id: int) -> None:
+        self._follow(new_id)
+        self._services.messages.info(f"Memory moved: #{new_id} is its new revision; the move is in its history")
 
     def pin(self) -> None:
         fact, vault = self.fact, self._services.runtime.vault

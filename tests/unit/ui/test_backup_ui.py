@@ -1,0 +1,89 @@
+"""DATA-1/3 in the app: File ▸ Back up… / Restore…, the Settings section, the rolling backups timer."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from PySide6.QtWidgets import QMessageBox
+
+from tests.unit.ui.test_desktop import desktop  # noqa: F401  (the composed-app fixture)
+from vodou_desktop import config
+from vodou_desktop.governance.sitemodes import SiteModes
+from vodou_desktop.ingest.remember import Origin, remember
+from vodou_desktop.ui.backup_dialogs import BackupFlow, restore_after_quit
+from vodou_desktop.ui.backup_schedule import RollingBackups
+from vodou_desktop.ui.settings_dialog import SettingsDialog
+
+
+def test_back_up_then_restore_from_the_file_menu_flow(qtbot, services, vault, tmp_path):
+    remember(vault, "kept in the backup", Origin("cli"))
+    restored: list[Path] = []
+    flow = BackupFlow(services, vault.path, None, restored.append)
+    copy = tmp_path / "copy.sqlite"
+    flow.backup()
+    assert flow.file_dialog is not None and flow.file_dialog.isVisible()
+    flow.file_dialog.selectFile(str(copy))
+    flow.file_dialog.accept()
+    qtbot.waitUntil(lambda: any(text.startswith("Backed up to") for _, text in services.messages.history))
+    assert copy.exists() and "1 memories" in services.messages.history[-1][1]
+
+    remember(vault, "written after the backup", Origin("cli"))
+    flow.restore()
+    flow.file_dialog.selectFile(str(copy))
+    flow.file_dialog.accept()
+    qtbot.waitUntil(lambda: flow.confirm_box is not None and flow.confirm_box.isVisible())
+    assert "passed its integrity check and holds 1 memories" in flow.confirm_box.text()
+    flow.confirm_box.button(QMessageBox.StandardButton.Yes).click()
+    assert restored == [copy]
+    vault.close()
+    ok, text = restore_after_quit(copy, vault.path)
+    assert ok and "The previous vault was kept as" in text
+    assert list(tmp_path.glob("vault.sqlite.before-restore-*"))
+
+
+def test_restore_confirmed_quits_the_app_and_remembers_what_to_restore(qtbot, desktop, tmp_path):  # noqa: F811
+    assert desktop.actions["backup"].text() == "Back up…" and desktop.actions["restore"].text() == "Restore…"
+    desktop.commands.restore_at_quit(tmp_path / "copy.sqlite")
+    assert desktop.pending_restore == tmp_path / "copy.sqlite" and desktop._quit.is_set()
+
+
+def test_settings_section_saves_backup_choices_and_tells_about_encryption(qtbot, services, vault, tmp_path):
+    path = tmp_path / "settings.json"
+    dialog = SettingsDialog(services, SiteModes(vault), None, vault_path=vault.path, config_path=path)
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: "plain SQLite file" in dialog.backups.encryption.text())
+    assert "vodou encrypt" in dialog.backups.encryption.text()
+    dialog.backups.enabled.setChecked(False)
+    assert not dialog.backups.keep.isEnabled()
+    dialog.backups.enabled.setChecked(True)
+    dialog.backups.keep.setValue(3)
+    dialog.backups.folder.setText(str(tmp_path / "copies"))
+    dialog.save()
+    qtbot.waitUntil(lambda: dialog.saved is not None)
+    saved = config.load(path)
+    assert (saved.backups_enabled, saved.backups_keep, saved.backups_folder) == (True, 3, str(tmp_path / "copies"))
+
+
+def test_rolling_backups_run_off_the_gui_thread_when_due(qtbot, services, vault, tmp_path):
+    remember(vault, "rolled by the app", Origin("cli"))
+    services.runtime.settings = dataclasses.replace(config.Settings(), backups_folder=str(tmp_path / "rolled"))
+    rolling = RollingBackups(services)
+    rolling.check()
+    qtbot.waitUntil(lambda: rolling.last is not None)
+    assert rolling.last.path.parent == tmp_path / "rolled" and rolling.last.counts.memories == 1
+    rolling.last = None
+    rolling.check()  # not due again today
+    qtbot.wait(300)
+    assert rolling.last is None and services.ops.pending == 0
+
+
+def test_export_from_the_file_menu_flow(qtbot, services, vault, tmp_path):
+    remember(vault, "exported from the app", Origin("cli"))
+    flow = BackupFlow(services, vault.path, None, lambda _path: None)
+    target = tmp_path / "all.jsonl"
+    flow.export()
+    flow.file_dialog.selectFile(str(target))
+    flow.file_dialog.accept()
+    qtbot.waitUntil(lambda: any(text.startswith("Exported 1 memories") for _, text in services.messages.history))
+    assert "exported from the app" in target.read_text() and target.stat().st_mode & 0o777 == 0o600

@@ -1,0 +1,242 @@
+"""Lossless whole-vault export (DATA-2) as JSON Lines, a readable Markdown view, and the import back.
+
+JSONL: one object per line, each with a ``type``: ``header``, ``setting``, ``site_rule``, ``project``,
+``entity``, ``operation`` (the forgets that hid exported memories, so undo still works after an
+import), ``memory``, ``document``, ``operator_memory``, ``operator_memory_history``. Memories and
+documents are numbered in export order (``ref``); lineage, supersession and fact groups refer to
+those numbers, never to the vault's row ids, so exporting an imported vault gives the same file.
+Forgotten memories are left out unless asked for; erased ones are gone from the vault and so can
+never be exported. Embeddings are not exported: the model re-derives them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import IO, Any
+
+import apsw
+
+from vodou_desktop import __version__
+from vodou_desktop.errors import InvalidInput
+from vodou_desktop.vault import ALL_PROJECTS, Change, Fact, FactFilter, Vault
+from vodou_desktop.vault import query as q
+from vodou_desktop.vault import transfer as t
+
+FORMAT = "vodou-export"
+FORMAT_VERSION = 1
+PAGE = 1000
+
+
+@dataclass(frozen=True)
+class ExportScope:
+    project: str | None = None  # None: every project; a name: that project and the global memories
+    include_forgotten: bool = False
+
+    @property
+    def filter(self) -> FactFilter:
+        return FactFilter(project=self.project if self.project else ALL_PROJECTS,
+                          include_forgotten=self.include_forgotten, include_superseded=True)
+
+
+def export_records(conn: apsw.Connection, scope: ExportScope) -> Iterator[dict[str, Any]]:
+    """Every record of the export, in a stable order. Call inside one read transaction."""
+    yield {"type": "header", "format": FORMAT, "version": FORMAT_VERSION, "vodou": __version__,
+           "project": scope.project, "include_forgotten": scope.include_forgotten}
+    for row in t.table_rows(conn, "settings", "key"):
+        if row["key"] not in t.PRIVATE_SETTINGS:
+            yield {"type": "setting", **row}
+    for row in t.table_rows(conn, "site_rules", "host"):
+        yield {"type": "site_rule", **row}
+    for row in t.table_rows(conn, "projects", "name"):
+        yield {"type": "project", **row}
+    for entity in t.entities(conn):
+        yield {"type": "entity", **entity}
+    facts = _all(conn, partial(q.facts_for_export, f=scope.filter), lambda f: f.id)
+    docs = _all(conn, partial(q.documents_for_export, f=scope.filter), lambda d: d[0].id)
+    ops = {f.invalidated_by for f in facts if f.invalidated_by} | {d[1]["invalidated_by"] for d in docs
+                                                                     if d[1]["invalidated_by"]}
+    for op in t.operations(conn, ops):
+        yield {"type": "operation", **op}
+    yield from _memories(conn, facts)
+    yield from _documents(conn, docs)
+    for row in t.table_rows(conn, "operator_memory", "created_at, id"):
+        yield {"type": "operator_memory", **row}
+    for row in t.table_rows(conn, "operator_memory_history", "memory_id, revision"):
+        row.pop("id")
+        yield {"type": "operator_memory_history", **row}
+
+
+def _all(conn: apsw.Connection, read: Callable[..., list[Any]], key: Callable[[Any], int]) -> list[Any]:
+    """Every row of a paged reader (keyset paging on the row id)."""
+    out: list[Any] = []
+    after = 0
+    while page := read(conn, after_id=after, limit=PAGE):
+        out += page
+        after = key(page[-1])
+    return out
+
+
+def _memories(conn: apsw.Connection, facts: list[Fact]) -> Iterator[dict[str, Any]]:
+    refs = {f.id: n for n, f in enumerate(facts, 1)}
+    groups: dict[int, int] = {}
+    sources = t.sources_by_id(conn, [f.source_id for f in facts] + [f.extra["pinned_from"] for f in facts
+                                                                       if f.extra["pinned_from"]])
+    names = t.entity_names_by_chunk(conn, [f.id for f in facts])
+    for fact in facts:
+        group = groups.setdefault(fact.fact_group, len(groups) + 1) if fact.fact_group is not None else None
+        pinned = fact.extra["pinned_from"]
+        yield {
+            "type": "memory", "ref": refs[fact.id], "text": fact.text, "kind": fact.kind, "project": fact.project,
+            "scope": fact.scope, "created_at": fact.created_at, "valid_at": fact.valid_at,
+            "valid_precision": fact.valid_precision, "forgotten_at": fact.invalid_at,
+            "forgotten_by": fact.invalidated_by, "revision": fact.revision,
+            "predecessor": refs.get(fact.predecessor_id) if fact.predecessor_id else None,
+            "superseded_by": refs.get(fact.superseded_by) if fact.superseded_by else None,
+            "superseded_at": fact.extra["superseded_at"], "group": group, "canonical": fact.is_canonical,
+            "pinned": pinned is not None,
+            "page": {"url": fact.page_url, "key": fact.page_key, "host": fact.page_host, "set_by": fact.page_set_by},
+            "source": sources[fact.source_id], "pinned_from": sources[pinned] if pinned else None,
+            "entities": names.get(fact.id, []),
+        }
+
+
+def _documents(conn: apsw.Connection, docs: list[tuple[Any, dict[str, Any]]]) -> Iterator[dict[str, Any]]:
+    sources = t.sources_by_id(conn, [extra["source_id"] for _, extra in docs])
+    for n, (doc, extra) in enumerate(docs, 1):
+        yield {"type": "document", "ref": n, "title": doc.title, "project": doc.project,
+               "created_at": doc.created_at, "forgotten_at": extra["invalid_at"],
+               "forgotten_by": extra["invalidated_by"], "source": sources[extra["source_id"]],
+               "chunks": extra["chunks"]}
+
+
+def write_jsonl(vault: Vault, scope: ExportScope, out: IO[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+
+    def read(conn: apsw.Connection) -> list[dict[str, Any]]:
+        return list(export_records(conn, scope))
+
+    for record in vault.read(read):
+        counts[record["type"]] = counts.get(record["type"], 0) + 1
+        out.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+    return counts
+
+
+# -- Markdown: for reading, not for import ---------------------------------------------------------
+
+def write_markdown(vault: Vault, scope: ExportScope, out: IO[str]) -> dict[str, int]:
+    records = vault.read(lambda conn: list(export_records(conn, scope)))
+    counts: dict[str, int] = {}
+    for record in records:
+        counts[record["type"]] = counts.get(record["type"], 0) + 1
+    out.write("# Vodou memories\n\n")
+    by_project: dict[str, list[dict[str, Any]]] = {}
+    for r in records:
+        if r["type"] == "memory":
+            by_project.setdefault(r["project"] or "Global (every project)", []).append(r)
+    for project in sorted(by_project):
+        out.write(f"## {project}\n\n")
+        for m in by_project[project]:
+            out.write(f"- {m['text']}\n  {_memory_meta(m)}\n")
+        out.write("\n")
+    docs = [r for r in records if r["type"] == "document"]
+    if docs:
+        out.write("## Library documents\n\n")
+        for d in docs:
+            out.write(f"### {d['title'] or d['source']['url'] or 'Untitled'}\n\n")
+            out.write(f"_{d['source']['url'] or 'no address'} · saved {d['created_at']}_\n\n")
+            out.write("\n\n".join(d["chunks"]) + "\n\n")
+    opm = [r for r in records if r["type"] == "operator_memory"]
+    if opm:
+        out.write("## Operator memory\n\n")
+        for o in opm:
+            out.write(f"- **{o['category']}**: {o['content']}\n")
+        out.write("\n")
+    rules = [r for r in records if r["type"] == "site_rule"]
+    if rules:
+        out.write("## Site rules\n\n")
+        for rule in rules:
+            out.write(f"- {rule['host']}: {rule['mode']}\n")
+    return counts
+
+
+def _memory_meta(m: dict[str, Any]) -> str:
+    src = m["source"]
+    parts = [f"{m['kind']}", f"tier {src['tier']}", f"from {src['kind']}"]
+    if src["url"]:
+        parts.append(f"<{src['url']}>")
+    if src["title"]:
+        parts.append(f"“{src['title']}”")
+    if src["tool"]:
+        parts.append(f"via {src['tool']}")
+    if m["scope"]:
+        parts.append(f"scope {m['scope']}")
+    parts.append(f"saved {m['created_at']}")
+    if m["valid_at"]:
+        parts.append(f"true at {m['valid_at']} ({m['valid_precision']})")
+    if m["revision"] > 1:
+        parts.append(f"revision {m['revision']}")
+    if m["superseded_by"]:
+        parts.append(f"replaced by #{m['superseded_by']}")
+    if m["pinned"]:
+        parts.append("pinned")
+    if m["forgotten_at"]:
+        parts.append(f"forgotten {m['forgotten_at']}")
+    if m["entities"]:
+        parts.append("mentions " + ", ".join(m["entities"]))
+    return f"_#{m['ref']} · " + " · ".join(parts) + "_"
+
+
+# -- import (`vodou import vodou FILE`) --------------------------------------------------------------
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    records = []
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for n, line in enumerate(fh, 1):
+                if line.strip():
+                    record = json.loads(line)
+                    if not isinstance(record, dict) or "type" not in record:
+                        raise InvalidInput(f"{path}:{n}: not a Vodou export record")
+                    records.append(record)
+    except (OSError, ValueError) as exc:
+        raise InvalidInput(f"Cannot read the export {path}: {exc}") from exc
+    if not records or records[0].get("format") != FORMAT:
+        raise InvalidInput(f"{path} is not a Vodou export (JSONL written by `vodou export --format jsonl`)")
+    if records[0].get("version") != FORMAT_VERSION:
+        raise InvalidInput(f"{path} is a Vodou export of version {records[0].get('version')}; "
+                           f"this Vodou reads version {FORMAT_VERSION}")
+    return records
+
+
+def import_records(vault: Vault, records: list[dict[str, Any]]) -> dict[str, int]:
+    """Write an export into an EMPTY vault in one transaction; returns counts by type."""
+
+    def of(kind: str) -> list[dict[str, Any]]:
+        return [{k: v for k, v in r.items() if k != "type"} for r in records if r["type"] == kind]
+
+    def job(conn: apsw.Connection, change: Change) -> dict[str, int]:
+        t.require_empty(conn)
+        t.insert_rows(conn, change, "settings", of("setting"))
+        t.insert_rows(conn, change, "site_rules", of("site_rule"))
+        t.insert_rows(conn, change, "projects", of("project"))
+        entity_ids = {e["name"]: t.insert_entity(conn, change, e["name"], e["created_at"], e["aliases"])
+                      for e in of("entity")}
+        for op in of("operation"):
+            t.insert_operation(conn, change, op)
+        ids: dict[int, int] = {}
+        for m in sorted(of("memory"), key=lambda m: m["ref"]):
+            predecessor = ids.get(m["predecessor"]) if m["predecessor"] else None
+            ids[m["ref"]] = t.import_fact(conn, change, m, predecessor, entity_ids)
+        t.set_superseded_by(conn, change, [(ids[m["ref"]], ids[m["superseded_by"]]) for m in of("memory")
+                                           if m["superseded_by"] in ids])
+        for d in sorted(of("document"), key=lambda d: d["ref"]):
+            t.import_document(conn, change, d)
+        t.insert_rows(conn, change, "operator_memory", of("operator_memory"))
+        t.insert_rows(conn, change, "operator_memory_history", of("operator_memory_history"))
+        return {kind: len(of(kind)) for kind in ("memory", "document", "entity", "site_rule", "operator_memory")}
+
+    return dict(vault.write(job))
