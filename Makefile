@@ -49,7 +49,7 @@ uninstall-desktop:
 
 bundle: $(STAMP)
 	$(PY) -m pip install -q --disable-pip-version-check -c constraints.txt 'pyinstaller>=6.10'
-	$(PY) -m PyInstaller --noconfirm --clean --log-level WARN --distpath $(DIST) --workpath build/pyinstaller \
+	$(PY) -m PyInstaller --noconfirm --log-level WARN --distpath $(DIST) --workpath build/pyinstaller \
 		packaging/vodou.spec
 
 bundle-smoke: bundle

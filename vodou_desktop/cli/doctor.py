@@ -21,6 +21,8 @@ from vodou_desktop.words import plural
 PERSON = {
     "fts_integrity": ("The keyword search index does not match your memories, so some searches can miss them.",
                       "Back up the vault file, then report it; `vodou doctor --verbose` shows the details."),
+    "resources": ("Files Vodou ships with are missing: {detail}.",
+                  "Reinstall Vodou (`pipx reinstall vodou-desktop`, or a fresh copy of the bundle)."),
     "embeddings_missing": ("Some memories are not ready for search by meaning yet.",
                            "Start the Vodou app, or run `vodou mem search anything` once; both embed them. "
                            "If the model is off (VODOU_EMBEDDER=none), only keyword search finds them."),
@@ -67,7 +69,7 @@ def _person_line(check: Check) -> None:
         print(wrap(f"ok    {OK_WORDS.get(check.name, check.detail)}", indent="      ", first=""))
         return
     problem, todo = PERSON[check.name]
-    print(wrap(f"PROBLEM  {problem}", indent="         ", first=""))
+    print(wrap(f"PROBLEM  {problem.format(detail=check.detail)}", indent="         ", first=""))
     print(wrap(f"To fix: {todo}", indent="         ", first="         "))
 
 

@@ -80,7 +80,7 @@ def check_policy_readers(root: Path | None = None) -> Check:
 def check_resources() -> Check:
     missing = resources.missing_resources()
     detail = (f"icons, sensitive-site lists and the browser extension are in {resources.resources_dir()}"
-              if not missing else f"missing: {', '.join(missing)}")
+              if not missing else ", ".join(missing))
     return Check("resources", "bundled resources are installed", not missing, detail)
 
 

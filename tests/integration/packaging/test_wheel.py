@@ -118,12 +118,16 @@ def test_search_by_meaning_with_the_installed_model(installed: Path, shell: tupl
     assert hits and hits[0]["text"] == "The heron stands still in shallow water", (hits, found.stderr)
 
 
-def test_doctor_passes(shell: tuple[Path, dict[str, str]]) -> None:
+def test_doctor_finds_the_wheel_complete(shell: tuple[Path, dict[str, str]]) -> None:
     vodou(shell, "mem", "add", "A memory so the audits have rows to read", VODOU_EMBEDDER="none")
-    report = json.loads(vodou(shell, "doctor", "--json").stdout)
-    checks = {c["name"]: c for c in report["checks"]}
-    assert checks["resources"]["passed"], checks["resources"]
-    assert report["ok"], report
+    cwd, env = shell
+    proc = subprocess.run(["vodou", "doctor", "--json"], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr
+    checks = {c["name"]: c for c in json.loads(proc.stdout)["checks"]}
+    # What a wheel can get wrong: its files, and the vault and index it creates. (The developer
+    # audits of the code are the same in a checkout and are tested there.)
+    for name in ("resources", "fts_integrity", "embeddings_missing", "sources_without_url"):
+        assert checks[name]["passed"], checks[name]
 
 
 def test_screenshots_render_with_the_shipped_icons(installed: Path, shell: tuple[Path, dict[str, str]]) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import tomllib
 from collections.abc import Iterator
@@ -46,23 +47,36 @@ def test_installed_copy_wins_over_a_checkout(fake_install: Path) -> None:
     assert resources.resource_path("icons", "vodou.svg") == fake_install / "icons" / "vodou.svg"
 
 
-def test_doctor_names_a_missing_file_on_one_line(fake_install: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def said(out: str, text: str) -> bool:
+    """``text`` appears in ``out`` however the terminal wrapping broke its lines."""
+    return "".join(text.split()) in "".join(out.split())
+
+
+def test_doctor_names_a_missing_file_and_what_to_do(fake_install: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (fake_install / "sensitive" / "bank.txt").unlink()
     assert cli_main(["doctor"]) == 1
     out = capsys.readouterr().out
-    lines = [line for line in out.splitlines() if "resources" in line]
-    assert lines == ["FAIL  bundled resources are installed: missing: sensitive/bank.txt"], out
+    assert said(out, "PROBLEM  Files Vodou ships with are missing: sensitive/bank.txt."), out
+    assert said(out, "To fix: Reinstall Vodou"), out
+    assert "Traceback" not in out
 
 
-def test_doctor_names_a_missing_folder_on_one_line(fake_install: Path, capsys: pytest.CaptureFixture[str],
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_doctor_names_a_missing_folder(fake_install: Path, capsys: pytest.CaptureFixture[str],
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
     shutil.rmtree(fake_install)
     monkeypatch.setattr(resources, "candidates", lambda: [fake_install])
     assert cli_main(["doctor"]) == 1
     out = capsys.readouterr().out
-    line = next(line for line in out.splitlines() if "bundled resources" in line)
-    assert line.startswith("FAIL  bundled resources are installed: missing: Vodou's resources folder is missing")
+    assert said(out, f"PROBLEM  Files Vodou ships with are missing: Vodou's resources folder is missing "
+                     f"(looked in: {fake_install}); reinstall Vodou."), out
     assert "Traceback" not in out
+
+
+def test_doctor_json_names_the_missing_file(fake_install: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (fake_install / "icons" / "vodou-22.png").unlink()
+    assert cli_main(["doctor", "--json"]) == 1
+    checks = {c["name"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
+    assert checks["resources"]["passed"] is False and checks["resources"]["detail"] == "icons/vodou-22.png"
 
 
 def test_cli_reports_a_missing_list_without_a_traceback(fake_install: Path,
@@ -78,5 +92,4 @@ def test_doctor_names_the_folder_in_use(fake_install: Path, capsys: pytest.Captu
     """So a person with a wheel or a bundle can find the extension folder to load unpacked."""
     cli_main(["doctor"])
     out = capsys.readouterr().out
-    assert f"PASS  bundled resources are installed: icons, sensitive-site lists and the browser extension are in " \
-           f"{fake_install}" in out
+    assert said(out, f"ok    icons, sensitive-site lists and the browser extension are in {fake_install}"), out

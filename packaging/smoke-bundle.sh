@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Smoke test of the onedir bundle: packaging/smoke-bundle.sh [BUNDLE_DIR]   (default dist/vodou)
+# Runs the bundle's own executable (no venv; python3 only reads its JSON output) with a throw-away VODOU_HOME:
+#   vodou --version; sites get (bundled lists); mem add + mem search with the bundled model;
+#   vodou serve on a free port answering GET /api/ping (no token needed; Host must be 127.0.0.1:PORT);
+#   the tray app (offscreen) starting, and a second launch bringing it forward.
+set -euo pipefail
+bundle="$(cd "${1:-dist/vodou}" && pwd)"
+exe="$bundle/vodou"
+[ -x "$exe" ] || { echo "smoke: no bundle at $exe (run make bundle)" >&2; exit 1; }
+work="$(mktemp -d)"
+server=""
+cleanup() {
+  if [ -n "$server" ] && kill -0 "$server" 2>/dev/null; then kill -TERM "$server"; wait "$server" || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+export VODOU_HOME="$work/home" HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 QT_QPA_PLATFORM=offscreen
+unset VODOU_VAULT VODOU_EMBEDDER PYTHONPATH PYTHONHOME VIRTUAL_ENV
+cd "$work"
+fail() { echo "smoke: FAIL: $*" >&2; exit 1; }
+
+version="$("$exe" --version)"
+echo "smoke: $version"
+[[ "$version" =~ ^vodou\ [0-9] ]] || fail "--version printed '$version'"
+
+mode="$("$exe" sites get www.chase.com --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["mode"])')"
+[ "$mode" = off ] || fail "sites get www.chase.com is '$mode', not off"
+echo "smoke: sites get www.chase.com -> off (bundled sensitive lists)"
+
+"$exe" mem add "The heron stands still in shallow water" >/dev/null
+"$exe" mem add "Quarterly report is due on the fifth" >/dev/null
+first="$("$exe" mem search "wading bird fishing" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["text"])')"
+[ "$first" = "The heron stands still in shallow water" ] || fail "meaning search ranked '$first' first"
+echo "smoke: mem search by meaning with the bundled model -> heron first"
+
+"$exe" serve --port 0 >"$work/serve.log" 2>&1 &
+server=$!
+port=""
+for _ in $(seq 1 600); do
+  port="$(grep -o 'bridge on http://127.0.0.1:[0-9]*' "$work/serve.log" | grep -o '[0-9]*$' || true)"
+  [ -n "$port" ] && break
+  kill -0 "$server" 2>/dev/null || { cat "$work/serve.log" >&2; fail "vodou serve exited"; }
+  sleep 0.2
+done
+[ -n "$port" ] || { cat "$work/serve.log" >&2; fail "vodou serve did not start"; }
+ping="$(curl -sS --max-time 10 "http://127.0.0.1:$port/api/ping")"
+echo "smoke: GET /api/ping -> $ping"
+echo "$ping" | grep -q '"app": *"vodou-desktop"' || fail "unexpected ping answer"
+kill -TERM "$server"
+wait "$server" || fail "vodou serve did not stop cleanly"
+server=""
+grep -q "bridge stopped, vault closed" "$work/serve.log" || fail "serve did not close the vault"
+
+# The tray app (offscreen Qt from the bundle): it starts, and a second launch finds it and exits 0.
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+mkdir -p "$VODOU_HOME/config"
+printf '{"bridge_port": %s}\n' "$port" > "$VODOU_HOME/config/settings.json"
+VODOU_EMBEDDER=none "$exe" -v >"$work/app.log" 2>&1 &
+server=$!
+for _ in $(seq 1 600); do
+  grep -q "Browser bridge listening" "$work/app.log" && break
+  kill -0 "$server" 2>/dev/null || { cat "$work/app.log" >&2; fail "the tray app exited"; }
+  sleep 0.2
+done
+grep -q "Browser bridge listening" "$work/app.log" || { cat "$work/app.log" >&2; fail "the tray app did not start"; }
+again="$("$exe")" || fail "a second launch exited $?"
+[[ "$again" == *"already running"* ]] || fail "a second launch said '$again'"
+for _ in $(seq 1 100); do grep -q "asked this one to show" "$work/app.log" && break; sleep 0.2; done
+grep -q "asked this one to show" "$work/app.log" || fail "the running app did not get the show request"
+echo "smoke: tray app started offscreen; a second launch brought it forward and exited 0"
+kill -TERM "$server"
+wait "$server" || fail "the tray app did not quit cleanly"
+server=""
+echo "smoke: OK"
