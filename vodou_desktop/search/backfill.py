@@ -47,11 +47,7 @@ def backfill(vault: Vault, embedder: Embedder, *, batch: int = 128, progress: Pr
         rows = vault.read(partial(q.unembedded, limit=size, after_id=after)) if size > 0 else []
         if not rows:
             break
-        vectors = embedder.encode([text for _, text in rows])
-        items = list(zip([i for i, _ in rows], vectors, strict=True))
-        vault.write(partial(set_embeddings, items=items, model=embedder.model_id))
-        if embedded:
-            embedded([i for i, _ in rows])
+        _embed_rows(vault, embedder, rows, embedder.model_id, embedded)
         done += len(rows)
         after = rows[-1][0]
         if progress:
@@ -82,16 +78,22 @@ def reembed(vault: Vault, embedder: Embedder, *, batch: int = 128, progress: Pro
         if not rows:
             vault.write(partial(_record_model, model=model))
             break
-        vectors = embedder.encode([text for _, text in rows])
-        vault.write(partial(set_embeddings, items=list(zip([i for i, _ in rows], vectors, strict=True)),
-                            model=model))
-        if embedded:
-            embedded([i for i, _ in rows])
+        _embed_rows(vault, embedder, rows, model, embedded)
         done += len(rows)
         after = rows[-1][0]
         if progress:
             progress(done, max(total, done))
     return done
+
+
+def _embed_rows(vault: Vault, embedder: Embedder, rows: list[tuple[int, str]], model: str,
+                embedded: Callable[[list[int]], None] | None) -> None:
+    """Embed one batch of ``(id, text)`` rows, store the vectors as ``model``'s, tell ``embedded``."""
+    ids = [i for i, _ in rows]
+    vectors = embedder.encode([text for _, text in rows])
+    vault.write(partial(set_embeddings, items=list(zip(ids, vectors, strict=True)), model=model))
+    if embedded:
+        embedded(ids)
 
 
 def _record_model(conn: Any, change: Change, model: str) -> None:
