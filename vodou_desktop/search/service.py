@@ -104,7 +104,7 @@ class SearchService:
         filt = FactFilter(project=filt) if isinstance(filt, str) else filt or FactFilter()
         k = max(1, min(int(k), MAX_K))
         cands = self.gather(text, filt)
-        results = self.rank(cands, self.params, scope)[:k]
+        results = self.rank(cands, self.params, scope, limit=k)
         return self._with_neighbours(results, cands, filt)
 
     # -- candidates ----------------------------------------------------------------------
@@ -177,24 +177,31 @@ class SearchService:
 
     # -- ranking -------------------------------------------------------------------------
     def rank(self, cands: Candidates, params: FusionParams, scope: str | None = None,
-             explain: bool = True) -> list[SearchResult]:
-        """Every candidate, best first: fused, shared with its neighbours, weighted. ``explain``
-        false leaves the factors out (bench.tune ranks each question under many configurations)."""
+             explain: bool = True, limit: int | None = None) -> list[SearchResult]:
+        """The candidates, best first (the best ``limit`` when given): fused, shared with their
+        neighbours, weighted. The factors are built only for what is returned; ``explain`` false
+        leaves them out (bench.tune ranks each question under many configurations)."""
         ids = sorted(cands.facts)
         fused, kw_norm, vec_norm, w_kw = _fusion(cands, params, ids)
-        results = []
+        scored: list[tuple[float, int, float, float, float, float, float]] = []
         for i in ids:
             fact = cands.facts[i]
             prev, nxt = cands.before.get(i), cands.after.get(i)
             from_before = params.before_share * fused.get(prev, 0.0) if prev is not None else 0.0
             from_after = params.after_share * fused.get(nxt, 0.0) if nxt is not None else 0.0
-            shared = fused[i] + from_before + from_after
             if i not in cands.kw and i not in cands.found_by_vector and from_before + from_after <= 0:
                 continue  # only a neighbour, and it took nothing from the turn it is next to
+            shared = fused[i] + from_before + from_after
             tier_w = TIER_WEIGHTS.get(fact.tier, 1.0)
             dup_w = 1.0 if fact.is_canonical else DUPLICATE_WEIGHT
             scope_w = SCOPE_WEIGHT if scope and fact.scope == scope else 1.0
-            score = shared * tier_w * dup_w * scope_w
+            scored.append((shared * tier_w * dup_w * scope_w, i, from_before, from_after, tier_w, dup_w, scope_w))
+        scored.sort(key=lambda t: (-t[0], -t[1]))
+        results = []
+        for score, i, from_before, from_after, tier_w, dup_w, scope_w in scored[:limit]:
+            fact = cands.facts[i]
+            prev, nxt = cands.before.get(i), cands.after.get(i)
+            shared = fused[i] + from_before + from_after
             factors = {
                 "path": "hybrid" if cands.semantic else "keyword",
                 "keyword_bm25": round(-cands.kw[i], 6) if i in cands.kw else None,
@@ -210,7 +217,6 @@ class SearchService:
                 "final": round(score, 6),
             } if explain else {}
             results.append(SearchResult(fact, score, factors))
-        results.sort(key=lambda r: (-r.score, -r.fact.id))
         return results
 
     def _with_neighbours(self, results: list[SearchResult], cands: Candidates,
