@@ -150,6 +150,14 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.problem)
         layout.addWidget(self.buttons)
 
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 (Qt's name)
+        """A wrapped label in a form row gets no height for its own width from the layout: give every
+        one the height its text needs at the width it has now, so no explanation loses a line."""
+        super().resizeEvent(event)
+        for label in self.findChildren(QLabel):
+            if label.wordWrap() and label.text() and label.width() > 0:
+                label.setMinimumHeight(label.heightForWidth(label.width()))
+
     def _load(self) -> None:
         sites, tokens = self._sites, self._tokens
         self._services.ops.run(lambda: (sites.global_default if sites else None,

@@ -93,3 +93,20 @@ def test_settings_say_the_effective_state_explain_the_endpoint_and_open_the_fold
     finally:
         QDesktopServices.unsetUrlHandler("file")
     assert manager.opened == [str(vault.path.parent)]
+
+
+def test_no_wrapped_explanation_is_cut_at_the_dialogs_size(qtbot, services, vault, tmp_path):
+    """Every wrapped label is as tall as its text needs at the width it really has (the endpoint's
+    explanation lost its last line once the dialog grew other sections)."""
+    from PySide6.QtWidgets import QLabel
+
+    dialog = SettingsDialog(services, SiteModes(vault), None, vault_path=vault.path,
+                            config_path=tmp_path / "settings.json")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.adjustSize()
+    qtbot.wait(50)
+    cut = [label.text()[:40] for label in dialog.findChildren(QLabel)
+           if label.isVisible() and label.wordWrap() and label.text()
+           and label.height() < label.heightForWidth(label.width())]
+    assert cut == []
