@@ -1,27 +1,34 @@
-"""``python -m bench.index_compare``: the vector index's coarse pass against HNSW libraries, on real
-all-MiniLM-L6-v2 vectors.
+"""``python -m bench.index_compare``: the vector index's coarse stage against HNSW and IVF libraries, on
+real all-MiniLM-L6-v2 vectors.
 
 Sentences: half from the benchmark corpus generator (conversational memory bullets), half real
-prose — the docstrings of the Python standard library installed on this machine, split into
-sentences — deduplicated. Every sentence is embedded by the real model (nothing synthetic), in
-batches, with a cache file (``--cache``) so an interrupted run resumes. Queries are held-out
-sentences of both kinds plus the search benchmark's queries, embedded by the same model.
+prose — the docstrings of the Python installation on this machine (standard library and the
+packages installed beside it), split into sentences — deduplicated. Every sentence is embedded by
+the real model (nothing synthetic), in batches, appended to a cache file (``--cache``, raw float32;
+the sentence list is kept beside it as ``FILE.texts.json``) so that an interrupted run resumes and
+``--use-cached`` compares over the prefix already embedded (``--size`` smaller than the cache takes
+its first rows). Queries are held-out sentences of both kinds plus the search benchmark's queries,
+embedded by the same model.
 
-Compared at the same size, top 10 and top 200 (the hybrid search asks the index for 200
-candidates before the vault's query builder filters them), against an exact scan:
+Compared at the same size against an exact scan, for k = 10, 200, 400 (the hybrid's first ask: 4 x
+its pool of 100) and 3,200 (its first widening, x 8, when the vault's filter rejects too many):
 - ``exact``: the full float32 product (what ``VectorIndex`` does below its coarse threshold);
-- ``coarse``: ``VectorIndex``'s coarse pass (96-dimension projection, exact re-rank of 2,000),
-  forced on at this size;
-- ``usearch`` HNSW (cosine, f32; connectivity 16; expansion 64 and 128);
-- ``faiss`` HNSWFlat (inner product; M 32; efSearch 64 and 128), if faiss-cpu is installed.
-Prints recall@10 (share of the exact top 10), recall@200, p50/p95 latency of one query, build
-time and memory. Never asserts.
+- ``projection``: the coarse pass ``VectorIndex`` had before (96-dimension projection, exact
+  re-rank of 2,000), re-implemented here;
+- ``cells``: ``VectorIndex``'s cells (spherical k-means, ~sqrt(n) cells, the best ``nprobe`` scored
+  exactly), forced on at this size;
+- ``usearch`` HNSW (cosine, f32; connectivity 16; expansion 64, 128, 256; a k above it widens it);
+- ``faiss`` HNSWFlat (inner product; M 32; efSearch 64, 128, 256) and IVFFlat (as many cells as
+  ours; nprobe 16-96), if faiss-cpu is installed.
+Prints a markdown table: recall@k (share of the exact top k), p50/p95 latency of one query per k,
+build time (and for HNSW the time to restore it from bytes), memory, load average. Never asserts.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import json
 import os
 import re
 import sys
@@ -86,22 +93,40 @@ def sentences(n: int) -> list[str]:
     return list(dict.fromkeys(mixed))[:n]
 
 
-def embed_cached(embedder: Any, texts: list[str], cache: Path, batch: int = 512) -> np.ndarray:
-    """Vectors for ``texts``, resuming from ``cache`` (a .npy of the first rows already done)."""
-    done = np.load(cache) if cache.exists() else np.zeros((0, 0), dtype=np.float32)
-    parts = [done] if len(done) else []
-    start = len(done)
+def embed_cached(embedder: Any, texts: list[str], cache: Path, batch: int = 2048) -> np.ndarray:
+    """Vectors for ``texts``, resuming from ``cache``: raw little-endian float32 rows of the first texts
+    already done, appended batch by batch (an interrupted run loses at most one batch)."""
+    dim = embedder.dim or len(embedder.encode(["width"])[0])
+    done = np.fromfile(cache, dtype="<f4") if cache.exists() else np.zeros(0, dtype="<f4")
+    start = len(done) // dim
+    if len(done) % dim:  # a batch cut short while being written
+        done = done[: start * dim]
+        with cache.open("r+b") as f:
+            f.truncate(start * dim * 4)
     t0 = time.perf_counter()
-    for i in range(start, len(texts), batch):
-        parts.append(embedder.encode(texts[i : i + batch], batch_size=64))
-        have = np.concatenate(parts)
-        if (i // batch) % 4 == 0 or i + batch >= len(texts):
-            np.save(cache, have)
-            rate = (len(have) - start) / (time.perf_counter() - t0)
-            print(f"  embedded {len(have):,}/{len(texts):,} ({rate:.0f}/s, load {os.getloadavg()[0]:.1f})",
-                  file=sys.stderr, flush=True)
-        parts = [have]
-    return np.concatenate(parts)[: len(texts)] if parts else done
+    with cache.open("ab") as out:
+        for i in range(start, len(texts), batch):
+            vecs = embedder.encode(texts[i : i + batch], batch_size=64)
+            out.write(np.ascontiguousarray(vecs, dtype="<f4").tobytes())
+            out.flush()
+            have = min(i + batch, len(texts))
+            rate = (have - start) / (time.perf_counter() - t0)
+            print(f"  embedded {have:,}/{len(texts):,} ({rate:.0f}/s, load {os.getloadavg()[0]:.1f},"
+                  f" {time.strftime('%H:%M:%S', time.gmtime())})", file=sys.stderr, flush=True)
+    return np.fromfile(cache, dtype="<f4").reshape(-1, dim)[: len(texts)]
+
+
+def cached_texts(n: int, cache: Path) -> list[str]:
+    """The sentences, fixed at the first run beside the cache (the rows of the cache follow their order,
+    so a resumed run must not see a different list if the installed packages changed)."""
+    listing = cache.with_name(cache.name + ".texts.json")
+    if listing.exists():
+        texts: list[str] = json.loads(listing.read_text(encoding="utf-8"))
+        if len(texts) >= n:
+            return texts[:n]
+    texts = sentences(n)
+    listing.write_text(json.dumps(texts), encoding="utf-8")
+    return texts
 
 
 def exact_top(mat: np.ndarray, q: np.ndarray, k: int) -> np.ndarray:
@@ -110,27 +135,25 @@ def exact_top(mat: np.ndarray, q: np.ndarray, k: int) -> np.ndarray:
     return top[np.argsort(-scores[top])]
 
 
-def measure(name: str, search: Callable[[np.ndarray, int], np.ndarray], qvecs: np.ndarray,
-            truth10: list[set[int]], truth200: list[set[int]]) -> dict[str, Any]:
+KS = (10, 200, 400, 3200)  # top 10; the hybrid's pool asks (4 x 100 = 400) and its first widening (x 8)
+
+
+def measure(search: Callable[[np.ndarray, int], np.ndarray], qvecs: np.ndarray,
+            truth: dict[int, list[set[int]]]) -> dict[int, tuple[float, float, float]]:
+    """Per k: (recall@k against the exact top k, p50 ms, p95 ms) of one query."""
     for qv in qvecs[:5]:
         search(qv, 10)
-    times, r10, r200 = [], [], []
-    for qv, t10 in zip(qvecs, truth10, strict=True):
-        t0 = time.perf_counter()
-        got = search(qv, 10)
-        times.append(time.perf_counter() - t0)
-        r10.append(len(t10 & {int(i) for i in got}) / 10)
-    times200 = []
-    for qv, t200 in zip(qvecs, truth200, strict=True):
-        t0 = time.perf_counter()
-        got = search(qv, 200)
-        times200.append(time.perf_counter() - t0)
-        r200.append(len(t200 & {int(i) for i in got}) / 200)
-    ms, ms200 = np.asarray(times) * 1000, np.asarray(times200) * 1000
-    return {"name": name, "recall@10": round(float(np.mean(r10)), 4), "recall@200": round(float(np.mean(r200)), 4),
-            "p50_ms": round(float(np.percentile(ms, 50)), 3), "p95_ms": round(float(np.percentile(ms, 95)), 3),
-            "top200_p50_ms": round(float(np.percentile(ms200, 50)), 3),
-            "top200_p95_ms": round(float(np.percentile(ms200, 95)), 3)}
+    out = {}
+    for k in KS:
+        times, recall = [], []
+        for qv, exact in zip(qvecs, truth[k], strict=True):
+            t0 = time.perf_counter()
+            got = search(qv, k)
+            times.append(time.perf_counter() - t0)
+            recall.append(len(exact & {int(i) for i in got}) / k)
+        ms = np.asarray(times) * 1000
+        out[k] = (float(np.mean(recall)), float(np.percentile(ms, 50)), float(np.percentile(ms, 95)))
+    return out
 
 
 class _NoVault:
@@ -140,71 +163,154 @@ class _NoVault:
         return lambda: None
 
 
-def coarse_index(mat: np.ndarray) -> Any:
+def cells_index(mat: np.ndarray) -> Any:
+    """``VectorIndex`` filled directly and grouped in cells (forced at this size)."""
     from vodou_desktop.search import vectors
 
-    vectors.COARSE_MIN_ROWS = min(vectors.COARSE_MIN_ROWS, len(mat))  # force the coarse pass at this size
+    vectors.COARSE_MIN_ROWS = min(vectors.COARSE_MIN_ROWS, len(mat))
     index = vectors.VectorIndex(_NoVault(), dim=mat.shape[1])  # type: ignore[arg-type]
-    index._vault = None  # type: ignore[assignment]
     index.sync = lambda: None  # type: ignore[method-assign]
     with index._lock:
-        index._append([(i, mat[i].astype("<f4").tobytes()) for i in range(len(mat))], fit=True)
+        index._append([(i, mat[i].astype("<f4").tobytes()) for i in range(len(mat))])
+    index.fit_if_due()
+    assert index.coarse
     return index
 
 
-def variants(mat: np.ndarray) -> Iterator[tuple[str, Callable[[np.ndarray, int], np.ndarray], dict[str, Any]]]:
-    yield "exact (numpy full scan)", lambda q, k: exact_top(mat, q, k), {"build_s": 0.0}
+class ProjectionPass:
+    """The coarse pass ``VectorIndex`` had before the cells (kept here to compare): every row
+    projected on the top 96 principal directions of a 20,000-row sample; the best 2,000 rows of the
+    projected product are re-scored with the full vectors."""
 
-    t0 = time.perf_counter()
-    coarse = coarse_index(mat)
-    info = {"build_s": round(time.perf_counter() - t0, 2)}
-    yield "coarse pass (VectorIndex, 96-d projection + re-rank 2,000)", \
-        lambda q, k: np.asarray([i for i, _ in coarse.top(q, k)]), info
+    def __init__(self, mat: np.ndarray, dim: int = 96, sample: int = 20_000, rerank: int = 2_000) -> None:
+        rng = np.random.default_rng(0)
+        _, _, vt = np.linalg.svd(mat[rng.choice(len(mat), min(len(mat), sample), replace=False)],
+                                 full_matrices=False)
+        self.basis = np.ascontiguousarray(vt[:dim].T, dtype=np.float32)
+        self.low = np.ascontiguousarray(mat @ self.basis)
+        self.mat, self.rerank = mat, rerank
 
-    try:
-        from usearch.index import Index
-    except ImportError:
-        print("usearch is not installed: skipped", file=sys.stderr)
-    else:
+    def search(self, q: np.ndarray, k: int) -> np.ndarray:
+        if k >= self.rerank:  # as before: a large request scanned exactly
+            return exact_top(self.mat, q, k)
+        rows = np.argpartition(-(self.low @ (q @ self.basis)), self.rerank - 1)[: self.rerank]
+        scores = self.mat[rows] @ q
+        best = np.argpartition(-scores, k - 1)[:k]
+        return rows[best[np.argsort(-scores[best])]]
+
+
+Variant = tuple[str, Callable[[np.ndarray, int], np.ndarray], dict[str, Any]]
+
+
+def variants(mat: np.ndarray, only: set[str]) -> Iterator[Variant]:
+    mb = mat.nbytes / 2**20
+    if "exact" in only:
+        yield "exact (numpy full scan)", lambda q, k: exact_top(mat, q, k), {"build_s": 0.0, "memory_mb": round(mb)}
+
+    if "projection" in only:
         t0 = time.perf_counter()
-        index = Index(ndim=mat.shape[1], metric="cos", dtype="f32", connectivity=16, expansion_add=128)
-        index.add(np.arange(len(mat)), mat, threads=2)
-        info = {"build_s": round(time.perf_counter() - t0, 2), "memory_mb": round(index.memory_usage / 2**20, 1)}
-        for ef in (64, 128, 256):
-            def run(q: np.ndarray, k: int, ef: int = ef) -> np.ndarray:
-                index.expansion_search = max(ef, k)
-                return np.asarray(index.search(q, k, threads=1).keys)
-            yield f"usearch HNSW f32 (M 16, ef {ef})", run, info
+        proj = ProjectionPass(mat)
+        info = {"build_s": round(time.perf_counter() - t0, 1), "memory_mb": round(mb * 1.25)}
+        yield "projection pass (before: 96-d, re-rank 2,000)", proj.search, info
+        del proj
+
+    if "cells" in only:
+        from vodou_desktop.search import vectors
+
+        t0 = time.perf_counter()
+        index = cells_index(mat)
+        cells = index._cells
+        info = {"build_s": round(time.perf_counter() - t0, 1), "memory_mb": round(mb + cells.centroids.nbytes / 2**20),
+                "cells": len(cells.centroids)}
+        base = vectors.NPROBE
+        for probe in (16, 32, 48, 96):
+            def crun(q: np.ndarray, k: int, probe: int = probe) -> np.ndarray:
+                vectors.NPROBE = probe
+                return np.asarray([i for i, _ in index.top(q, k)])
+            yield f"cells (VectorIndex, nprobe {probe}{' = default' if probe == base else ''})", crun, info
+        vectors.NPROBE = base
+        del index
+
+    if "usearch" in only:
+        try:
+            from usearch.index import Index
+        except ImportError:
+            print("usearch is not installed: skipped", file=sys.stderr)
+        else:
+            t0 = time.perf_counter()
+            uindex = Index(ndim=mat.shape[1], metric="cos", dtype="f32", connectivity=16, expansion_add=128)
+            uindex.add(np.arange(len(mat)), mat, threads=2)
+            info = {"build_s": round(time.perf_counter() - t0, 1), "memory_mb": round(uindex.memory_usage / 2**20)}
+            blob = uindex.save()
+            t0 = time.perf_counter()
+            Index.restore(blob)
+            info["restore_s"] = round(time.perf_counter() - t0, 2)
+            del blob
+            for ef in (64, 128, 256):
+                def urun(q: np.ndarray, k: int, ef: int = ef) -> np.ndarray:
+                    uindex.expansion_search = max(ef, k)
+                    return np.asarray(uindex.search(q, k, threads=1).keys)
+                yield f"usearch HNSW f32 (M 16, ef {ef})", urun, info
+            del uindex
 
     try:
         import faiss
     except ImportError:
         print("faiss-cpu is not installed: skipped", file=sys.stderr)
-    else:
+        return
+    if "faiss-hnsw" in only:
         faiss.omp_set_num_threads(2)
         t0 = time.perf_counter()
         hnsw = faiss.IndexHNSWFlat(mat.shape[1], 32, faiss.METRIC_INNER_PRODUCT)
         hnsw.hnsw.efConstruction = 128
         hnsw.add(mat)
-        info = {"build_s": round(time.perf_counter() - t0, 2)}
+        info = {"build_s": round(time.perf_counter() - t0, 1)}
+        blob = faiss.serialize_index(hnsw)
+        info["memory_mb"] = round(blob.nbytes / 2**20)
+        t0 = time.perf_counter()
+        faiss.deserialize_index(blob)
+        info["restore_s"] = round(time.perf_counter() - t0, 2)
+        del blob
         faiss.omp_set_num_threads(1)
         for ef in (64, 128, 256):
-            def frun(q: np.ndarray, k: int, ef: int = ef) -> np.ndarray:
+            def hrun(q: np.ndarray, k: int, ef: int = ef) -> np.ndarray:
                 hnsw.hnsw.efSearch = max(ef, k)
                 return hnsw.search(q.reshape(1, -1), k)[1][0]
-            yield f"faiss HNSWFlat (M 32, efSearch {ef})", frun, info
+            yield f"faiss HNSWFlat (M 32, efSearch {ef})", hrun, info
+        del hnsw
+    if "faiss-ivf" in only:
+        from vodou_desktop.search.vectors import cell_count
+
+        faiss.omp_set_num_threads(2)
+        nlist = cell_count(len(mat))
+        t0 = time.perf_counter()
+        quant = faiss.IndexFlatIP(mat.shape[1])
+        ivf = faiss.IndexIVFFlat(quant, mat.shape[1], nlist, faiss.METRIC_INNER_PRODUCT)
+        rng = np.random.default_rng(0)
+        ivf.train(mat[rng.choice(len(mat), min(len(mat), 40 * nlist), replace=False)])
+        ivf.add(mat)
+        info = {"build_s": round(time.perf_counter() - t0, 1), "memory_mb": round(mb), "cells": nlist}
+        faiss.omp_set_num_threads(1)
+        for probe in (16, 32, 48, 96):
+            def irun(q: np.ndarray, k: int, probe: int = probe) -> np.ndarray:
+                ivf.nprobe = probe
+                return ivf.search(q.reshape(1, -1), k)[1][0]
+            yield f"faiss IVFFlat (nprobe {probe})", irun, info
+        del ivf
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.index_compare", description=__doc__.split("\n")[0])
     p.add_argument("--size", type=int, default=100_000, help="sentences in the index")
     p.add_argument("--queries", type=int, default=300)
-    p.add_argument("--cache", type=Path, default=Path("index-compare-vectors.npy"),
+    p.add_argument("--cache", type=Path, default=Path("index-compare-vectors.f32"),
                    help="where embedded vectors are kept between runs")
     p.add_argument("--embed-only", action="store_true", help="embed (and cache) the sentences, then stop")
     p.add_argument("--threads", type=int, default=0, help="torch threads while embedding (default: torch's)")
     p.add_argument("--use-cached", action="store_true",
                    help="compare over the vectors already in --cache (an embedding run cut short)")
+    p.add_argument("--only", default="exact,projection,cells,usearch,faiss-hnsw,faiss-ivf",
+                   help="comma-separated variants to run")
     args = p.parse_args(argv)
 
     if args.threads:
@@ -218,11 +324,11 @@ def main(argv: list[str] | None = None) -> int:
     if model.wait(600) is not EmbedderState.READY:
         raise SystemExit(f"the model did not load: {model.error}")
     held_out = args.queries // 3
-    texts = sentences(args.size + 2 * held_out)
+    texts = cached_texts(args.size + 2 * held_out, args.cache)
     query_texts = texts[-2 * held_out:] + queries(args.queries - 2 * held_out, seed=23)
     base = texts[: len(texts) - 2 * held_out]
     if args.use_cached:
-        mat = np.load(args.cache)
+        mat = np.fromfile(args.cache, dtype="<f4").reshape(-1, model.dim or 384)[: len(base)]
         base = base[: len(mat)]
     else:
         mat = embed_cached(model, base, args.cache)
@@ -232,14 +338,17 @@ def main(argv: list[str] | None = None) -> int:
     print(f"index: {len(mat):,} real MiniLM vectors ({len(base):,} sentences: ~half standard-library"
           f" docstring sentences, half corpus bullets); {len(qvecs)} queries; load average"
           f" {os.getloadavg()[0]:.2f} (2 cores, shared)", flush=True)
-    truth10 = [set(exact_top(mat, qv, 10).tolist()) for qv in qvecs]
-    truth200 = [set(exact_top(mat, qv, 200).tolist()) for qv in qvecs]
-    for name, search, info in variants(mat):
-        r = measure(name, search, qvecs, truth10, truth200)
-        extra = ", ".join(f"{k} {v}" for k, v in info.items())
-        print(f"{name:<60} recall@10 {r['recall@10']:.3f}  recall@200 {r['recall@200']:.3f}  "
-              f"top10 p50 {r['p50_ms']:7.2f} ms p95 {r['p95_ms']:7.2f} ms  top200 p50 {r['top200_p50_ms']:7.2f} ms"
-              f" p95 {r['top200_p95_ms']:7.2f} ms  ({extra})", flush=True)
+    truth = {k: [set(exact_top(mat, qv, k).tolist()) for qv in qvecs] for k in KS}
+    print("| index | " + " | ".join(f"recall@{k}" for k in KS) + " | " +
+          " | ".join(f"top {k} p50 / p95 ms" for k in KS) + " | build s | memory MB | other | load |", flush=True)
+    print("|---" * (3 + 2 * len(KS) + 2) + "|", flush=True)
+    for name, search, info in variants(mat, set(args.only.split(","))):
+        r = measure(search, qvecs, truth)
+        extra = ", ".join(f"{k} {v}" for k, v in info.items() if k not in ("build_s", "memory_mb"))
+        print(f"| {name} | " + " | ".join(f"{r[k][0]:.3f}" for k in KS) + " | " +
+              " | ".join(f"{r[k][1]:.2f} / {r[k][2]:.2f}" for k in KS) +
+              f" | {info.get('build_s', '')} | {info.get('memory_mb', '')} | {extra} |"
+              f" {' '.join(f'{x:.1f}' for x in os.getloadavg())} |", flush=True)
     print(f"load average at end {os.getloadavg()[0]:.2f}")
     return 0
 

@@ -1,11 +1,13 @@
-"""The vector index: exact scan for small vaults, coarse projection + exact re-rank for large ones."""
+"""The vector index: exact scan for small vaults, cells (an inverted file) with exact scores for large ones."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from bench.corpus import chunks, queries
 from vodou_desktop.search import vectors
+from vodou_desktop.search.embedder import Embedder
 from vodou_desktop.search.vectors import VectorIndex
 from vodou_desktop.vault import Change, Vault
 from vodou_desktop.vault.facts import insert_fact, set_embeddings
@@ -33,43 +35,132 @@ def _fill(vault: Vault, mat: np.ndarray) -> list[int]:
 
 @pytest.fixture
 def small_coarse(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cells from 3,000 rows on, few cells probed (a real share of the rows is skipped)."""
     monkeypatch.setattr(vectors, "COARSE_MIN_ROWS", 3_000)
-    monkeypatch.setattr(vectors, "RERANK", 300)
+    monkeypatch.setattr(vectors, "NPROBE", 8)
 
 
-def test_coarse_pass_finds_nearly_the_exact_top_10(vault: Vault, small_coarse: None) -> None:
+def _exact_ids(index: VectorIndex, ids: dict[int, np.ndarray], qv: np.ndarray, k: int) -> list[int]:
+    live = sorted(ids)
+    mat = np.stack([ids[i] for i in live])
+    return [live[j] for j in np.argsort(-(mat @ qv), kind="stable")[:k]]
+
+
+def _erase(vault: Vault, chunk_ids: list[int]) -> None:
+    def job(conn, change: Change) -> None:  # type: ignore[no-untyped-def]
+        conn.executemany("DELETE FROM chunks WHERE id = ?", [(i,) for i in chunk_ids])
+        change.touch("chunks", chunk_ids=chunk_ids)
+
+    vault.write(job)
+
+
+def test_cells_find_nearly_the_exact_top_10(vault: Vault, small_coarse: None,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Topic mixtures without clusters are harder for cells than real sentences: a third of them probed."""
+    monkeypatch.setattr(vectors, "NPROBE", 24)
     mat = _structured(6_000)
     ids = np.asarray(_fill(vault, mat))
     index = VectorIndex(vault, model="test")
     index.load()
-    assert index._basis is not None  # the coarse stage is on
+    assert index.coarse and index._cells is not None
+    assert 60 < len(index._cells.centroids) < 100  # ~sqrt(n) cells
     queries = _structured(50, seed=11)
     overlap = []
     for qv in queries:
         got = index.top(qv, 10)
         exact = ids[np.argsort(-(mat @ qv))[:10]]
         overlap.append(len({i for i, _ in got} & set(exact.tolist())) / 10)
-        for chunk_id, score in got:  # scores are exact cosines, not projected ones
+        for chunk_id, score in got:  # scores are exact cosines of the full vectors
             assert abs(score - float(mat[chunk_id - ids[0]] @ qv)) < 1e-4
-    assert np.mean(overlap) >= 0.95
+    assert np.mean(overlap) >= 0.85  # (0.90 measured; 0.69 with 8 cells)
     index.close()
 
 
-def test_coarse_index_follows_new_and_erased_vectors(vault: Vault, small_coarse: None) -> None:
-    mat = _structured(3_500)
-    _fill(vault, mat)
+@pytest.mark.model
+def test_cells_find_the_exact_neighbours_of_real_sentences(vault: Vault, model: Embedder,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real MiniLM vectors (corpus bullets): the cells keep most of the exact top 10 and top 100."""
+    monkeypatch.setattr(vectors, "COARSE_MIN_ROWS", 1_000)
+    monkeypatch.setattr(vectors, "NPROBE", 8)  # of ~35 cells
+    texts = list(dict.fromkeys(c.text for c in chunks(1_600, seed=5)))[:1_200]
+    mat = model.encode(texts)
+    ids = np.asarray(_fill(vault, mat))
     index = VectorIndex(vault, model="test")
     index.load()
+    assert index.coarse
+    recall = {10: [], 100: []}  # type: dict[int, list[float]]
+    for qv in model.encode(queries(40, seed=3)):
+        for k in recall:
+            exact = set(ids[np.argsort(-(mat @ qv))[:k]].tolist())
+            recall[k].append(len(exact & {i for i, _ in index.top(qv, k)}) / k)
+    assert np.mean(recall[10]) >= 0.9
+    assert np.mean(recall[100]) >= 0.85
+    index.close()
+
+
+def test_cells_follow_new_and_erased_vectors(vault: Vault, small_coarse: None) -> None:
+    mat = _structured(3_500)
+    ids = _fill(vault, mat)
+    index = VectorIndex(vault, model="test")
+    index.load()
+    assert index.coarse
     probe = _structured(1, seed=99)[0]
     [new_id] = _fill(vault, probe[None, :])
-    assert index.top(probe, 1)[0][0] == new_id
-
-    def erase(conn, change: Change) -> None:  # type: ignore[no-untyped-def]
-        conn.execute("DELETE FROM chunks WHERE id = ?", (new_id,))
-        change.touch("chunks", chunk_ids=[new_id])
-
-    vault.write(erase)
+    assert index.top(probe, 1)[0][0] == new_id  # a new vector is found from the tail at once
+    _erase(vault, [new_id])
     assert new_id not in {i for i, _ in index.top(probe, 20)}
+    # the nearest laid-out rows of the probe are erased: neither the cells nor a full scan return them
+    nearest = [i for i, _ in index.top(probe, 30)]
+    _erase(vault, nearest)
+    for n in (30, 500, 4_000):  # cells, more cells, a full scan
+        assert not set(nearest) & {i for i, _ in index.top(probe, n)}
+    assert len(index) == len(ids) - len(nearest)
+    index.close()
+
+
+def test_many_additions_join_the_layout_and_a_doubled_index_is_refitted(vault: Vault, small_coarse: None) -> None:
+    mat = _structured(3_200, seed=4)
+    known = dict(zip(_fill(vault, mat), mat, strict=True))
+    index = VectorIndex(vault, model="test")
+    index.load()
+    assert index._cells is not None
+    first = index._cells
+    assert first.laid == len(known)
+    added = _structured(600, seed=5)
+    for start in range(0, len(added), 100):  # facts arrive in small batches, one query after each
+        part = added[start : start + 100]
+        known.update(zip(_fill(vault, part), part, strict=True))
+        qv = part[0]
+        assert index.top(qv, 1)[0][0] == _exact_ids(index, known, qv, 1)[0]
+    assert index._cells is first and first.laid > 3_200  # the tail joined the layout (same centroids)
+    more = _structured(3_000, seed=6)
+    known.update(zip(_fill(vault, more), more, strict=True))
+    assert len(index) == len(known)  # the sync that starts the refit in the background
+    index.join_fit(60)
+    assert index._cells is not first and index._cells is not None
+    assert index._cells.laid == len(known) and index._cells.fit_n == len(known)
+    for qv in _structured(5, seed=12):
+        got = [i for i, _ in index.top(qv, 200)]
+        assert len(got) == 200 and set(got) <= set(known)
+    index.close()
+
+
+def test_a_changed_vector_replaces_the_old_one(vault: Vault, small_coarse: None) -> None:
+    mat = _structured(3_100, seed=7)
+    ids = _fill(vault, mat)
+    index = VectorIndex(vault, model="test")
+    index.load()
+    target, probe = ids[10], _structured(1, seed=77)[0]
+
+    def move(conn, change: Change) -> None:  # type: ignore[no-untyped-def]
+        set_embeddings(conn, change, [(target, probe)], model="test")
+
+    vault.write(move)
+    got = index.top(probe, 1)
+    assert got[0][0] == target and abs(got[0][1] - 1.0) < 1e-5
+    old = mat[10]  # a full scan: the old vector is gone, the id scores with its new one
+    assert abs(dict(index.top(old, 3_000))[target] - float(probe @ old)) < 1e-5
+    assert len(index) == len(ids)
     index.close()
 
 
@@ -78,7 +169,7 @@ def test_small_index_is_exact(vault: Vault) -> None:
     ids = np.asarray(_fill(vault, mat))
     index = VectorIndex(vault, model="test")
     index.load()
-    assert index._basis is None
+    assert not index.coarse
     qv = _structured(1, seed=5)[0]
     assert [i for i, _ in index.top(qv, 10)] == ids[np.argsort(-(mat @ qv))[:10]].tolist()
     index.close()
@@ -88,13 +179,13 @@ def test_small_index_is_exact(vault: Vault) -> None:
 def test_top_many_gives_each_query_what_top_gives(vault: Vault, monkeypatch: pytest.MonkeyPatch, coarse: bool) -> None:
     if coarse:
         monkeypatch.setattr(vectors, "COARSE_MIN_ROWS", 3_000)
-        monkeypatch.setattr(vectors, "RERANK", 300)
+        monkeypatch.setattr(vectors, "NPROBE", 8)
     monkeypatch.setattr(vectors, "MANY_AT_ONCE", 4)  # several matrix passes
     mat = _structured(4_000, seed=9)
     _fill(vault, mat)
     index = VectorIndex(vault, model="test")
     index.load()
-    assert (index._basis is not None) is coarse
+    assert index.coarse is coarse
     queries = _structured(10, seed=10)
     many, one_by_one = index.top_many(queries, 20), [index.top(qv, 20) for qv in queries]
     assert [[i for i, _ in r] for r in many] == [[i for i, _ in r] for r in one_by_one]
