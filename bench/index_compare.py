@@ -29,12 +29,14 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import math
 import os
 import re
 import sys
 import sysconfig
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -223,11 +225,27 @@ def variants(mat: np.ndarray, only: set[str]) -> Iterator[Variant]:
         info = {"build_s": round(time.perf_counter() - t0, 1), "memory_mb": round(mb + cells.centroids.nbytes / 2**20),
                 "cells": len(cells.centroids)}
         base = vectors.NPROBE
+        def crun(q: np.ndarray, k: int, probe: int) -> np.ndarray:
+            vectors.NPROBE = probe
+            return np.asarray([i for i, _ in index.top(q, k)])
+
         for probe in (16, 32, 48, 96):
-            def crun(q: np.ndarray, k: int, probe: int = probe) -> np.ndarray:
-                vectors.NPROBE = probe
-                return np.asarray([i for i, _ in index.top(q, k)])
-            yield f"cells (VectorIndex, nprobe {probe}{' = default' if probe == base else ''})", crun, info
+            yield f"cells (VectorIndex, nprobe {probe}{' = default' if probe == base else ''})", \
+                partial(crun, probe=probe), info
+        # as many rows per query as the default scans at 1M (latency only: more cells than at 1M)
+        at_1m = round(base * math.sqrt(1_000_000 / len(mat)))
+        if at_1m < len(index._cells.centroids):
+            yield f"cells (nprobe {at_1m}: the rows nprobe {base} scans at 1M)", partial(crun, probe=at_1m), info
+        vectors.NPROBE = base
+        del index
+        # half as many cells, twice as large: the same rows scanned at half the nprobe
+        vectors.CELLS_PER_SQRT_N /= 2
+        t0 = time.perf_counter()
+        index = cells_index(mat)
+        info = {**info, "build_s": round(time.perf_counter() - t0, 1), "cells": len(index._cells.centroids)}
+        for probe in (8, 16, 24, 48):
+            yield f"cells, half as many (nprobe {probe})", partial(crun, probe=probe), info
+        vectors.CELLS_PER_SQRT_N *= 2
         vectors.NPROBE = base
         del index
 

@@ -38,7 +38,8 @@ from vodou_desktop.vault import Change, Vault
 from vodou_desktop.vault import query as q
 
 COARSE_MIN_ROWS = 150_000  # below this an exact scan takes under ~20 ms
-NPROBE = 48  # cells scored for a top 10 (of ~sqrt(n) cells)
+CELLS_PER_SQRT_N = 1.0  # cells: about sqrt(n) (1,000 of ~1,000 rows at 1M)
+NPROBE = 48  # cells scored for a top 10
 PROBE_ROWS_PER_RESULT = 8  # a larger n probes more cells: about this many rows per wanted result
 EXACT_SHARE = 0.25  # asking for this share of the probed rows or more: scan everything
 KMEANS_ITERATIONS = 10
@@ -58,7 +59,7 @@ class _Cells:
 
 
 def cell_count(n: int) -> int:
-    return int(min(4096, max(16, round(math.sqrt(n)))))
+    return int(min(4096, max(16, round(CELLS_PER_SQRT_N * math.sqrt(n)))))
 
 
 def kmeans(sample: np.ndarray, cells: int, iterations: int = KMEANS_ITERATIONS, seed: int = 0) -> np.ndarray:
