@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,11 @@ class PrecomputedEmbedder:
 
     def encode_one(self, text: str) -> np.ndarray:
         return self._vectors[text]
+
+    def submit_one(self, text: str) -> Future[np.ndarray]:
+        done: Future[np.ndarray] = Future()
+        done.set_result(self._vectors[text])
+        return done
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         return np.stack([self._vectors[t] for t in texts])

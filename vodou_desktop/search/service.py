@@ -17,9 +17,10 @@ vault's query builder on every path, neighbours included; the vector path only p
 from __future__ import annotations
 
 import logging
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -79,9 +80,23 @@ class Candidates:
     found_by_vector: set[int]
     before: dict[int, int]  # id -> the visible turn before it
     after: dict[int, int]
-    facts: dict[int, Fact]
+    facts: dict[int, q.RankRow]  # every candidate the filter lets through: what ranking weighs of it
     semantic: bool
     anchors: set[int] = field(default_factory=set)  # the ids whose neighbours were read
+    filt: FactFilter = field(default_factory=FactFilter)  # the filter they were gathered under
+
+
+class _Scored(NamedTuple):
+    score: float
+    id: int
+    from_before: float
+    from_after: float
+    tier_w: float
+    dup_w: float
+    scope_w: float
+
+
+_Norms = tuple[dict[int, float], dict[int, float], dict[int, float], float]  # fused, kw norm, vector norm, kw weight
 
 
 class SearchService:
@@ -104,15 +119,40 @@ class SearchService:
         filt = FactFilter(project=filt) if isinstance(filt, str) else filt or FactFilter()
         k = max(1, min(int(k), MAX_K))
         cands = self.gather(text, filt)
-        results = self.rank(cands, self.params, scope, limit=k)
-        return self._with_neighbours(results, cands, filt)
+        scored, norms = self._score(cands, self.params, scope)
+        scored = scored[:k]
+        # The results' neighbours (read here for results that were not anchors), then every full fact
+        # shown — the results and their neighbours — in one read.
+        before, after = dict(cands.before), dict(cands.after)
+        missing = [t.id for t in scored if t.id not in cands.anchors]
+        if missing:
+            _place(self.vault.read(partial(q.thread_neighbour_ids, ids=missing, f=filt)), before, after)
+        shown = {t.id for t in scored}
+        shown |= {x for i in shown for x in (before.get(i), after.get(i)) if x is not None}
+        facts = self._hydrate(shown, filt)
+        results = self._results(cands, self.params, scope, scored, norms, facts, explain=True)
+        return [replace(r, before=facts.get(before.get(r.fact.id, -1)), after=facts.get(after.get(r.fact.id, -1)))
+                for r in results]
 
     # -- candidates ----------------------------------------------------------------------
     def gather(self, text: str, filt: FactFilter, params: FusionParams | None = None) -> Candidates:
+        """Every candidate with its raw scores.
+
+        The query is embedded on the model's thread while this thread runs the keyword stage, so a
+        new query costs about the longer of the two, not their sum."""
         params = params or self.params
         text = (text or "")[:MAX_QUERY_CHARS]
+        pending = self.embedder.submit_one(text) if self.semantic and text.strip() else None  # type: ignore[union-attr]
+        try:
+            return self._gather(text, filt, params, pending)
+        finally:
+            if pending is not None:
+                pending.cancel()  # only when the keyword stage raised before the vector was needed
+
+    def _gather(self, text: str, filt: FactFilter, params: FusionParams,
+                pending: Future[np.ndarray] | None) -> Candidates:
         kw = {i: -s for i, s in self._keyword(text, filt, KEYWORD_POOL, params.context_weight).items()}
-        qvec = self.embedder.encode_one(text) if self.semantic and text.strip() else None  # type: ignore[union-attr]
+        qvec = pending.result() if pending is not None else None
         vec = self._nearest(qvec, filt, VECTOR_POOL) if qvec is not None else {}
         found_by_vector = set(vec)
         if qvec is not None:
@@ -126,7 +166,9 @@ class SearchService:
         extra = (set(cands.before.values()) | set(cands.after.values())) - set(kw) - set(vec)
         if qvec is not None and extra:
             vec.update(self._cosines(qvec, extra))
-        cands.facts = self._hydrate(set(kw) | set(vec) | extra, filt)
+        ids = sorted(set(kw) | set(vec) | extra)
+        cands.facts = {r.id: r for r in self.vault.read(partial(q.rank_rows, ids=ids, f=filt))} if ids else {}
+        cands.filt = filt
         return cands
 
     def _keyword(self, text: str, filt: FactFilter, pool: int, context_weight: float) -> dict[int, float]:
@@ -179,29 +221,48 @@ class SearchService:
     def rank(self, cands: Candidates, params: FusionParams, scope: str | None = None,
              explain: bool = True, limit: int | None = None) -> list[SearchResult]:
         """The candidates, best first (the best ``limit`` when given): fused, shared with their
-        neighbours, weighted. The factors are built only for what is returned; ``explain`` false
-        leaves them out (bench.tune ranks each question under many configurations)."""
+        neighbours, weighted. Full facts are read and the factors built only for what is returned;
+        ``explain`` false leaves the factors out (bench.tune ranks each question many times)."""
+        scored, norms = self._score(cands, params, scope)
+        scored = scored[:limit]
+        facts = self._hydrate({t.id for t in scored}, cands.filt)
+        return self._results(cands, params, scope, scored, norms, facts, explain)
+
+    def _score(self, cands: Candidates, params: FusionParams, scope: str | None) -> tuple[list[_Scored], _Norms]:
+        """Every candidate's final score and its weights, best first; and the fusion's figures."""
         ids = sorted(cands.facts)
-        fused, kw_norm, vec_norm, w_kw = _fusion(cands, params, ids)
-        scored: list[tuple[float, int, float, float, float, float, float]] = []
+        norms = _fusion(cands, params, ids)
+        fused = norms[0]
+        scored: list[_Scored] = []
         for i in ids:
-            fact = cands.facts[i]
+            row = cands.facts[i]
             prev, nxt = cands.before.get(i), cands.after.get(i)
             from_before = params.before_share * fused.get(prev, 0.0) if prev is not None else 0.0
             from_after = params.after_share * fused.get(nxt, 0.0) if nxt is not None else 0.0
             if i not in cands.kw and i not in cands.found_by_vector and from_before + from_after <= 0:
                 continue  # only a neighbour, and it took nothing from the turn it is next to
             shared = fused[i] + from_before + from_after
-            tier_w = TIER_WEIGHTS.get(fact.tier, 1.0)
-            dup_w = 1.0 if fact.is_canonical else DUPLICATE_WEIGHT
-            scope_w = SCOPE_WEIGHT if scope and fact.scope == scope else 1.0
-            scored.append((shared * tier_w * dup_w * scope_w, i, from_before, from_after, tier_w, dup_w, scope_w))
-        scored.sort(key=lambda t: (-t[0], -t[1]))
+            tier_w = TIER_WEIGHTS.get(row.tier, 1.0)
+            dup_w = 1.0 if row.is_canonical else DUPLICATE_WEIGHT
+            scope_w = SCOPE_WEIGHT if scope and row.scope == scope else 1.0
+            scored.append(_Scored(shared * tier_w * dup_w * scope_w, i, from_before, from_after, tier_w, dup_w,
+                                  scope_w))
+        scored.sort(key=lambda t: (-t.score, -t.id))
+        return scored, norms
+
+    @staticmethod
+    def _results(cands: Candidates, params: FusionParams, scope: str | None, scored: list[_Scored],
+                 norms: _Norms, facts: dict[int, Fact], explain: bool) -> list[SearchResult]:
+        """``scored`` as results (a fact hidden since the candidates were read is left out)."""
+        fused, kw_norm, vec_norm, w_kw = norms
         results = []
-        for score, i, from_before, from_after, tier_w, dup_w, scope_w in scored[:limit]:
-            fact = cands.facts[i]
+        for t in scored:
+            i = t.id
+            fact = facts.get(i)
+            if fact is None:
+                continue
             prev, nxt = cands.before.get(i), cands.after.get(i)
-            shared = fused[i] + from_before + from_after
+            shared = fused[i] + t.from_before + t.from_after
             factors = {
                 "path": "hybrid" if cands.semantic else "keyword",
                 "keyword_bm25": round(-cands.kw[i], 6) if i in cands.kw else None,
@@ -209,29 +270,15 @@ class SearchService:
                 "vector_cosine": round(cands.vec[i], 6) if i in cands.vec else None,
                 "vector_norm": round(vec_norm[i], 6),
                 "fusion": params.method, "keyword_weight": round(w_kw, 6), "fused": round(fused[i], 6),
-                "before_id": prev, "from_before": round(from_before, 6),
-                "after_id": nxt, "from_after": round(from_after, 6), "shared": round(shared, 6),
-                "tier": fact.tier, "tier_weight": tier_w,
-                "canonical": fact.is_canonical, "duplicate_weight": dup_w,
-                "scope": fact.scope, "query_scope": scope, "scope_weight": scope_w,
-                "final": round(score, 6),
+                "before_id": prev, "from_before": round(t.from_before, 6),
+                "after_id": nxt, "from_after": round(t.from_after, 6), "shared": round(shared, 6),
+                "tier": fact.tier, "tier_weight": t.tier_w,
+                "canonical": fact.is_canonical, "duplicate_weight": t.dup_w,
+                "scope": fact.scope, "query_scope": scope, "scope_weight": t.scope_w,
+                "final": round(t.score, 6),
             } if explain else {}
-            results.append(SearchResult(fact, score, factors))
+            results.append(SearchResult(fact, t.score, factors))
         return results
-
-    def _with_neighbours(self, results: list[SearchResult], cands: Candidates,
-                         filt: FactFilter) -> list[SearchResult]:
-        """Each result with the turns before and after it (read for those the ranking did not see)."""
-        missing = [r.fact.id for r in results if r.fact.id not in cands.anchors]
-        before, after = dict(cands.before), dict(cands.after)
-        if missing:
-            _place(self.vault.read(partial(q.thread_neighbour_ids, ids=missing, f=filt)), before, after)
-        wanted = {x for r in results for x in (before.get(r.fact.id), after.get(r.fact.id)) if x is not None}
-        facts = dict(cands.facts)
-        facts.update(self._hydrate(wanted - set(facts), filt))
-        return [replace(r, before=facts.get(before.get(r.fact.id, -1)), after=facts.get(after.get(r.fact.id, -1)))
-                for r in results]
-
 
 def _place(rows: list[tuple[int, int, int]], before: dict[int, int], after: dict[int, int]) -> None:
     """Record each anchor's neighbours, and the anchor as its neighbour's neighbour."""

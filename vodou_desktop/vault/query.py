@@ -119,6 +119,28 @@ def facts_by_ids(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> li
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class RankRow:
+    """What ranking needs of a candidate fact, without its text and provenance (``rank_rows``)."""
+
+    id: int
+    tier: str
+    is_canonical: bool
+    scope: str | None
+
+
+@reader
+def rank_rows(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> list[RankRow]:
+    """The facts among ``ids`` that ``f`` lets through, with only what ranking weighs (tier,
+    duplicate status, scope): search reads full facts only for the results it returns."""
+    where, params = f.where()
+    out: list[RankRow] = []
+    for part in batched(ids):
+        sql = f"SELECT c.id, s.tier, c.is_canonical, c.scope {_FROM} WHERE {where} AND c.id IN ({marks(part)})"
+        out += [RankRow(int(r[0]), r[1], bool(r[2]), r[3]) for r in conn.execute(sql, [*params, *part])]
+    return out
+
+
 @reader
 def list_facts(conn: apsw.Connection, f: FactFilter, limit: int = 100, offset: int = 0) -> list[Fact]:
     where, params = f.where()
