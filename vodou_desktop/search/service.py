@@ -152,11 +152,20 @@ class SearchService:
     def _gather(self, text: str, filt: FactFilter, params: FusionParams,
                 pending: Future[np.ndarray] | None) -> Candidates:
         kw = {i: -s for i, s in self._keyword(text, filt, KEYWORD_POOL, params.context_weight).items()}
+        # While the model is still embedding the query, read what the keyword candidates will need
+        # anyway: their stored vectors (for their cosines) and their ranking rows.
+        stored: dict[int, bytes] = {}
+        rows: dict[int, q.RankRow] = {}
+        if pending is not None and not pending.done() and kw:
+            stored = dict(self._stored(set(kw)))
+            rows = self._rank_rows(set(kw), filt)
         qvec = pending.result() if pending is not None else None
         vec = self._nearest(qvec, filt, VECTOR_POOL) if qvec is not None else {}
         found_by_vector = set(vec)
         if qvec is not None:
-            vec.update(self._cosines(qvec, set(kw) - set(vec)))
+            unscored = set(kw) - set(vec)
+            vec.update(_dots(qvec, [(i, stored[i]) for i in sorted(unscored) if i in stored]
+                             if stored else self._stored(unscored)))
         cands = Candidates(kw, vec, found_by_vector, {}, {}, {}, qvec is not None)
         # Neighbours of the best candidates by a plain blend (a fixed number, whatever k or the fusion).
         pre = _fusion(cands, PRE_BLEND, sorted(set(kw) | set(vec)))[0]
@@ -166,10 +175,17 @@ class SearchService:
         extra = (set(cands.before.values()) | set(cands.after.values())) - set(kw) - set(vec)
         if qvec is not None and extra:
             vec.update(self._cosines(qvec, extra))
-        ids = sorted(set(kw) | set(vec) | extra)
-        cands.facts = {r.id: r for r in self.vault.read(partial(q.rank_rows, ids=ids, f=filt))} if ids else {}
+        if not rows and kw:
+            rows = self._rank_rows(set(kw), filt)
+        rows.update(self._rank_rows((set(vec) | extra) - set(kw), filt))
+        cands.facts = rows
         cands.filt = filt
         return cands
+
+    def _rank_rows(self, ids: set[int], filt: FactFilter) -> dict[int, q.RankRow]:
+        if not ids:
+            return {}
+        return {r.id: r for r in self.vault.read(partial(q.rank_rows, ids=sorted(ids), f=filt))}
 
     def _keyword(self, text: str, filt: FactFilter, pool: int, context_weight: float) -> dict[int, float]:
         """bm25 per id (lower is better in SQLite), best ``pool`` of the rows holding any of the
@@ -198,19 +214,37 @@ class SearchService:
         n, total = pool * 4, len(self.index)
         while True:
             cands = self.index.top(qvec, n)
-            ok = self.vault.read(partial(q.allowed_ids, ids=[i for i, _ in cands], f=filt))
-            found = {i: s for i, s in cands if i in ok and s >= MIN_COSINE}
+            found = self._allowed_best(cands, filt, pool)
             if len(found) >= pool or n >= total or (cands and cands[-1][1] < MIN_COSINE):
                 return dict(sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))[:pool])
             n *= 8
 
+    def _allowed_best(self, cands: list[tuple[int, float]], filt: FactFilter, pool: int) -> dict[int, float]:
+        """The candidates (best first) at or above ``MIN_COSINE`` that pass the filter, checked a part
+        at a time: once ``pool`` pass and the next unchecked cosine is below the ``pool``-th best
+        found, the rest cannot enter the top ``pool`` and are not looked up (each costs a row read)."""
+        eligible = [(i, s) for i, s in cands if s >= MIN_COSINE]
+        found: dict[int, float] = {}
+        start, step = 0, max(1, pool * 3)
+        while start < len(eligible):
+            part = eligible[start : start + step]
+            ok = self.vault.read(partial(q.allowed_ids, ids=[i for i, _ in part], f=filt))
+            found.update((i, s) for i, s in part if i in ok)
+            start, step = start + step, len(eligible)
+            if start < len(eligible) and len(found) >= pool:
+                if eligible[start][1] < sorted(found.values(), reverse=True)[pool - 1]:
+                    break
+        return found
+
     def _cosines(self, qvec: np.ndarray, ids: set[int]) -> dict[int, float]:
         """Exact cosines of candidates the vector path did not propose (stored vectors of its model)."""
+        return _dots(qvec, self._stored(ids))
+
+    def _stored(self, ids: set[int]) -> list[tuple[int, bytes]]:
+        """The stored vectors (of the index's model) of ``ids``, in id order."""
         if not ids:
-            return {}
-        rows = self.vault.read(lambda c: q.embeddings_for(c, sorted(ids), self.index.model))
-        width = qvec.shape[0] * 4
-        return {i: float(np.frombuffer(b, dtype="<f4") @ qvec) for i, b in rows if len(b) == width}
+            return []
+        return self.vault.read(lambda c: q.embeddings_for(c, sorted(ids), self.index.model))
 
     def _hydrate(self, ids: set[int], filt: FactFilter) -> dict[int, Fact]:
         if not ids:
@@ -302,6 +336,12 @@ def _fusion(cands: Candidates, params: FusionParams,
     vec_norm = normalise(cands.vec, ids, params.method, floor=MIN_COSINE)
     w = keyword_weight(params, cands.kw)
     return {i: w * kw_norm[i] + (1 - w) * vec_norm[i] for i in ids}, kw_norm, vec_norm, w
+
+
+def _dots(qvec: np.ndarray, rows: list[tuple[int, bytes]]) -> dict[int, float]:
+    """Cosine per id of stored unit vectors (a row of another width is left out)."""
+    width = qvec.shape[0] * 4
+    return {i: float(np.frombuffer(b, dtype="<f4") @ qvec) for i, b in rows if len(b) == width}
 
 
 def _common_terms(conn: Any, terms: list[str]) -> list[str]:
