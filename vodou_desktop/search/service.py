@@ -17,6 +17,7 @@ vault's query builder on every path, neighbours included; the vector path only p
 from __future__ import annotations
 
 import logging
+import threading
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -47,6 +48,7 @@ VECTOR_POOL = 100
 NEIGHBOUR_POOL = 50
 PRE_BLEND = FusionParams(method="zscore", keyword_weight=0.5)
 COMMON_TERM_MIN = 2_000
+COMMON_MEMO_SIZE = 10_000  # terms whose commonness is remembered until the vault changes
 MAX_QUERY_CHARS = 10_000
 
 
@@ -107,6 +109,7 @@ class SearchService:
         model = getattr(embedder, "model_id", DEFAULT_MODEL)  # an index holds its embedder's vectors only
         self.index = index if index is not None else VectorIndex(vault, model=model)
         self.params = params
+        self._local = threading.local()  # per thread: its reader connection's common-term memo
 
     @property
     def semantic(self) -> bool:
@@ -196,14 +199,33 @@ class SearchService:
         terms = keyword.terms(text)
         if not terms:
             return {}
-        common = set(self.vault.read(lambda c: _common_terms(c, terms)))
-        rare = [t for t in terms if t not in common]
-        expr = (keyword.any_of_rare(rare, [t for t in terms if t in common]) if rare
-                else keyword.match_expression(" ".join(terms), "and"))
-        if expr is None:
-            return {}
-        return dict(self.vault.read(partial(q.keyword_search, match=expr, f=filt, limit=pool,
-                                            context_weight=context_weight)))
+        def run(conn: Any) -> dict[int, float]:
+            common = self._common_terms(conn, terms)
+            rare = [t for t in terms if t not in common]
+            expr = (keyword.any_of_rare(rare, [t for t in terms if t in common]) if rare
+                    else keyword.match_expression(" ".join(terms), "and"))
+            if expr is None:
+                return {}
+            return dict(q.keyword_search(conn, expr, filt, pool, context_weight))
+
+        return self.vault.read(run)
+
+    def _common_terms(self, conn: Any, terms: list[str]) -> set[str]:
+        """The query's common terms (see ``_keyword``), remembered per reader connection until the
+        vault changes (SQLite's ``data_version`` moves when another connection commits): a term
+        costs an index read once per change of the vault, not once per query."""
+        version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+        memo = getattr(self._local, "common", None)
+        if memo is None or memo[0] is not conn or memo[1] != version:
+            memo = (conn, version, _common_cap(conn), {})
+            self._local.common = memo
+        known: dict[str, bool] = memo[3]
+        if len(known) > COMMON_MEMO_SIZE:
+            known.clear()
+        for t in terms:
+            if t not in known:
+                known[t] = q.term_is_common(conn, keyword.quote(t), memo[2])
+        return {t for t in terms if known[t]}
 
     def _vector(self, text: str, filt: FactFilter, pool: int) -> dict[int, float]:
         """The vector path alone for ``text`` (bench.search times it)."""
@@ -344,7 +366,6 @@ def _dots(qvec: np.ndarray, rows: list[tuple[int, bytes]]) -> dict[int, float]:
     return {i: float(np.frombuffer(b, dtype="<f4") @ qvec) for i, b in rows if len(b) == width}
 
 
-def _common_terms(conn: Any, terms: list[str]) -> list[str]:
-    """The terms found in more than 1% of chunks (and more than ``COMMON_TERM_MIN``)."""
-    cap = max(COMMON_TERM_MIN, q.chunk_count_estimate(conn) // 100)
-    return [t for t in terms if q.term_is_common(conn, keyword.quote(t), cap)]
+def _common_cap(conn: Any) -> int:
+    """A term is common when found in more chunks than this: 1% of them, and ``COMMON_TERM_MIN``."""
+    return max(COMMON_TERM_MIN, q.chunk_count_estimate(conn) // 100)
