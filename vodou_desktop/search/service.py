@@ -12,6 +12,10 @@ weighted (SEARCH-2).
 
 Hard predicates (project wall, soft delete, supersession, no document chunks) are applied by the
 vault's query builder on every path, neighbours included; the vector path only proposes ids.
+
+Speed (bench/search.py, end to end): the query is embedded on the model's thread while this thread
+runs the keyword stage; candidates are ranked on light rows (``query.rank_rows``: tier, duplicate
+status, scope) and full facts are read only for the results returned and their neighbours.
 """
 
 from __future__ import annotations
