@@ -241,3 +241,19 @@ def test_submit_one_embeds_on_the_model_thread_while_the_caller_works_on(model: 
     again = model.submit_one("a query embedded in the background")
     assert again.done() and again.result() is vector  # from the cache, already done
     assert model._thread is not None and model.encode_threads == {model._thread.ident}
+
+
+def test_a_model_of_another_shape_or_that_disagrees_keeps_encode(second_model: Embedder,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The direct path is taken only for a transformer + mean pooling model whose vectors it
+    reproduces: the projected model (an extra Dense layer) and a model failing the check use encode."""
+    assert not second_model.direct_path
+    vector = second_model.encode(["sourdough rye"])[0]
+    assert vector.shape == (SECOND_DIM,)
+    monkeypatch.setattr(embedder_module, "DIRECT_TOLERANCE", -1.0)  # no difference is small enough
+    strict = Embedder("default").start()
+    assert strict.wait(300) is EmbedderState.READY, strict.error
+    assert not strict.direct_path
+    reference = strict._submit(lambda: strict._model.encode(
+        ["sourdough rye"], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)).result()
+    assert np.array_equal(strict.encode(["sourdough rye"]), reference)
