@@ -19,7 +19,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QRect, Qt  # noqa: E402
 from PySide6.QtGui import QColor, QImage, QPainter  # noqa: E402
-from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
+from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QWidget  # noqa: E402
 
 from vodou_desktop import config  # noqa: E402
 from vodou_desktop.governance.approvals import ApprovalGate, ToolBox, Turn  # noqa: E402
@@ -28,6 +28,7 @@ from vodou_desktop.governance.opm import OperatorMemory  # noqa: E402
 from vodou_desktop.governance.page_memory import PageMemory  # noqa: E402
 from vodou_desktop.governance.sitemodes import SiteModes  # noqa: E402
 from vodou_desktop.ingest.remember import Origin, correct, remember, save_document  # noqa: E402
+from vodou_desktop.paths import DEFAULT_PROFILE  # noqa: E402
 from vodou_desktop.runtime import Runtime  # noqa: E402
 from vodou_desktop.search.embedder import Embedder  # noqa: E402
 from vodou_desktop.search.service import SearchService  # noqa: E402
@@ -47,6 +48,8 @@ from vodou_desktop.ui.tray import build_menu, update_actions  # noqa: E402
 from vodou_desktop.vault import Vault  # noqa: E402
 
 PAGE = "https://en.wikipedia.org/wiki/Heron"
+SHOWN_HOME = "/home/you/.local/share/vodou"  # what the temporary profile folder reads as in the pictures
+SHOWN_CONFIG = "/home/you/.config"
 BROWSER_SIZE = DEFAULT_SIZE
 ICON_SIZES = (16, 22)
 ICON_PANELS = {"dark": "#1f1f1f", "light": "#f0f0f0"}
@@ -149,7 +152,7 @@ def render(outdir: Path) -> list[Path]:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["VODOU_HOME"] = tmp  # window size, per-site projects: never the person's own files
         os.environ["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")  # the autostart entry Settings names
-        vault = Vault.open(Path(tmp) / "screens.vodou.sqlite")
+        vault = Vault.open(Path(tmp) / f"{DEFAULT_PROFILE}.vodou.sqlite")
         embedder = Embedder("none")
         index = VectorIndex(vault)
         search = SearchService(vault, embedder, index)
@@ -265,8 +268,7 @@ def _dialog_shots(services: Services, paths: dict[str, Path]) -> list[QWidget]:
     add.project.setCurrentText("birds")
     add.adjustSize()
     grab(add, paths["add-memory.png"])
-    settings = SettingsDialog(services, services.sites, None, vault_path=services.runtime.vault.path)
-    settle(services)
+    settings = settings_for_screenshot(services)
     settings.adjustSize()
     grab(settings, paths["settings.png"])
     paired = PairDialog(None, services.ops, code={"code": "ABCD2345"})
@@ -274,6 +276,24 @@ def _dialog_shots(services: Services, paths: dict[str, Path]) -> list[QWidget]:
     paired.adjustSize()
     grab(paired, paths["paired.png"])
     return [add, settings, paired]
+
+
+def settings_for_screenshot(services: Services) -> SettingsDialog:
+    """Settings as drawn in the gallery: the temporary profile's paths (new on every run) read as a
+    person's usual profile, so the picture is the same from one run to the next."""
+    settings = SettingsDialog(services, services.sites, None, vault_path=services.runtime.vault.path)
+    settle(services)
+    temporary = str(services.runtime.vault.path.parent)
+
+    def shown(text: str) -> str:  # the autostart entry lives under XDG_CONFIG_HOME (``render`` sets it)
+        return text.replace(f"{temporary}/config", SHOWN_CONFIG).replace(temporary, SHOWN_HOME)
+
+    for label in settings.findChildren(QLabel):
+        label.setText(shown(label.text()))
+    for field in settings.findChildren(QLineEdit):
+        field.setPlaceholderText(shown(field.placeholderText()))
+        field.setText(shown(field.text()))
+    return settings
 
 
 def main(argv: list[str] | None = None) -> int:
