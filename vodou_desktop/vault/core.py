@@ -167,7 +167,7 @@ class Vault:
         """Let go of the file while the block runs (see the module's docstring); on the way out,
         reopen it and tell every listener the whole vault may have changed (an external change).
         ``VaultUnavailable`` when writes or reads in progress do not end within ``timeout``."""
-        if self._writer.in_writer_thread or getattr(self._local, "depth", 0):
+        if self._writer.in_writer_thread or int(getattr(self._local, "depth", 0)) > 0:
             raise RuntimeError("Vault.suspended() from inside a read or a write job")
         with self._gate:
             if self._suspended:
