@@ -38,7 +38,7 @@ from vodou_desktop.vault import cipher
 OFFERED_KEY = "encryption.offered"  # settings.extra: the first-run offer was made (asked once)
 EXPLAIN = ("This is your vault's recovery key. Vodou keeps the key itself in this computer's keyring, so you "
            "never type it; but if that keyring entry is ever lost, or to open your vault or a backup on another "
-           "computer (`vodou key restore`), only this recovery key opens them. Nobody, Vodou included, can "
+           "computer (vodou key restore), only this recovery key opens them. Nobody, Vodou included, can "
            "recover an encrypted vault without it.")
 KEPT = "I have saved or copied my recovery key and will keep it somewhere safe"
 OFFER = ("Vodou can encrypt your memory vault on this computer, so that a copy of the file (a lost laptop, a "
@@ -71,7 +71,9 @@ class RecoveryKeyDialog(QDialog):
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self._services, self.recovery = services, recovery
         self.explain = QLabel(EXPLAIN, wordWrap=True)
-        self.key_label = QLabel(recovery.replace("-", " "), wordWrap=True)
+        groups = recovery.split("-")
+        half = (len(groups) + 1) // 2
+        self.key_label = QLabel(" ".join(groups[:half]) + "\n" + " ".join(groups[half:]))  # two rows of seven
         self.key_label.setAccessibleName("Recovery key")
         self.key_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)

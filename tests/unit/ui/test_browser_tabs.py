@@ -228,7 +228,8 @@ def test_approvals_say_why_in_the_past_tense_once_decided(qtbot, governed):
     assert tab.model.headerData(2, Qt.Orientation.Horizontal) == "Why it asked"
     waiting, decided = (row[2] for row in table(tab.model))
     assert "waits for you" in waiting and waiting.endswith("decide before you quit Vodou.")
-    assert "waited for you (the page could have asked for it)" in decided
+    assert decided == ("A web page was part of this message, so it waited for your decision (the page could have "
+                       "asked for it).")
     assert "waits" not in decided and "decide before you quit" not in decided and "kept in memory" not in decided
 
 

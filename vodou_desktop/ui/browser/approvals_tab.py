@@ -70,8 +70,9 @@ def reason_words(approval: Approval) -> str:
     reason = str(approval.get("reason") or "")
     if approval.get("status") == "pending":
         return reason
-    for now, then in ((f" {VOLATILE_NOTE}.", ""), ("waits for you", "waited for you"),
-                      ("always asks first", "asked first")):
+    for now, then in ((f" {VOLATILE_NOTE}.", ""),
+                      ("anything that changes your memory waits for you", "it waited for your decision"),
+                      ("waits for you", "waited for you"), ("always asks first", "asked first")):
         reason = reason.replace(now, then)
     return reason
 
