@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
@@ -83,8 +84,11 @@ class VaultSwap(QObject):
 
     def _ended(self, ok: bool, sentence: str) -> None:
         self.job = None
-        if self.dialog is not None:
-            self.dialog.close()
+        dialog, self.dialog = self.dialog, None
+        owner = None
+        if dialog is not None and shiboken6.isValid(dialog):  # gone if the window that asked was closed
+            owner = dialog.parentWidget()
+            dialog.close()
         self._resume()
         self.last = (ok, sentence)
         if ok:
@@ -92,7 +96,7 @@ class VaultSwap(QObject):
         else:
             self._services.messages.error(sentence)
         box = QMessageBox(QMessageBox.Icon.Information if ok else QMessageBox.Icon.Warning, "Vodou", sentence,
-                          QMessageBox.StandardButton.Ok, self.dialog.parentWidget() if self.dialog else None)
+                          QMessageBox.StandardButton.Ok, owner)
         self.result_box = box
         box.open()
         self.ended.emit(ok, sentence)

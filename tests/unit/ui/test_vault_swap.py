@@ -13,7 +13,7 @@ from pathlib import Path
 
 import apsw
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMessageBox
 
@@ -222,3 +222,20 @@ def test_first_run_offers_encryption_once_and_encrypts_nothing_before_yes(qtbot,
     flow.key_dialog.reject()
     qtbot.wait(200)
     assert not cipher.is_encrypted(desktop.runtime.vault.path) and desktop.vault_swap.last is None
+
+
+def test_closing_settings_while_it_encrypts_still_ends_cleanly(qtbot, desktop, tmp_path):  # noqa: F811
+    remember(desktop.runtime.vault, "the martencanary climbs", Origin("cli"))
+    desktop.runtime.settings = dataclasses.replace(config.Settings(), backups_folder=str(tmp_path / "copies"))
+    dialog = SettingsDialog(desktop.services, desktop.sites, desktop.bridge.tokens,
+                            vault_path=desktop.runtime.vault.path)
+    dialog.show()
+    qtbot.waitUntil(lambda: dialog.backups.encrypt_button.isVisible())
+    dialog.backups.flow._run_encrypt(VaultKeyStore().get_or_create())
+    dialog.close()
+    dialog.deleteLater()  # the progress window goes with it
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    ok, text = ended(qtbot, desktop)
+    assert ok, text
+    assert cipher.is_encrypted(desktop.runtime.vault.path)
+    still_works(desktop, "martencanary")
