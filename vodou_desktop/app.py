@@ -123,7 +123,11 @@ class Desktop:
         self._poll.start()
         self.rolling_backups.start()
         self.capture.start(paused=self.sites.paused)
-        self.encryption.offer_at_first_run()
+        if self.capture.question is not None:  # one first-run question at a time: encryption after capture
+            self.capture.question.finished.connect(
+                lambda _result: None if self._quit.is_set() else self.encryption.offer_at_first_run())
+        else:
+            self.encryption.offer_at_first_run()
         asyncio.ensure_future(self._start_bridge())
 
     def _wire(self) -> None:

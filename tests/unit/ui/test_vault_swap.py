@@ -207,6 +207,9 @@ def test_encrypt_is_refused_while_another_program_holds_the_vault(qtbot, desktop
 
 def test_first_run_offers_encryption_once_and_encrypts_nothing_before_yes(qtbot, desktop):  # noqa: F811
     flow = desktop.encryption
+    question = desktop.capture.question  # one question at a time: capture first, then encryption
+    assert question is not None and question.isVisible() and flow.offer_box is None
+    question.button(QMessageBox.StandardButton.No).click()
     qtbot.waitUntil(lambda: flow.offer_box is not None and flow.offer_box.isVisible())
     not_now = next(b for b in flow.offer_box.buttons() if b.text() == "Not now")
     not_now.click()
