@@ -154,6 +154,11 @@ def test_encrypt_from_settings_only_after_the_recovery_key_is_kept_then_remove_i
     assert total_hits(vault.path, "lynxcanary") == 0  # the write after it is encrypted too (db, WAL)
     qtbot.waitUntil(lambda: section.decrypt_button.isVisible() and section.recovery_button.isVisible())
     assert not section.encrypt_button.isVisible()
+    shown_before = keys.recovery
+    section.recovery_button.click()  # Show recovery key…: the same key, to look at again; nothing to confirm
+    qtbot.waitUntil(lambda: section.flow.key_dialog is not keys and section.flow.key_dialog.isVisible())
+    assert section.flow.key_dialog.recovery == shown_before and section.flow.key_dialog.go is None
+    section.flow.key_dialog.reject()
 
     before = desktop.vault_swap.last
     section.decrypt_button.click()
