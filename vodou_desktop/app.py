@@ -22,8 +22,9 @@ import sys
 
 import qasync
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
+from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QSystemTrayIcon
 
+from vodou_desktop import paths
 from vodou_desktop.bridge.events import EventHub
 from vodou_desktop.bridge.server import BridgeServer
 from vodou_desktop.bridge.services import Services as BridgeServices
@@ -45,6 +46,7 @@ from vodou_desktop.ui.panel import Panel
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.single_instance import SingleInstance, ask_running_instance_to_show
 from vodou_desktop.ui.tray import Tray, update_actions
+from vodou_desktop.ui.unlock import UnlockDialog, locked_out
 from vodou_desktop.ui.vault_swap import VaultSwap
 
 log = logging.getLogger(__name__)
@@ -183,10 +185,15 @@ def main(args: argparse.Namespace | None = None) -> int:
         if not background:
             print("Vodou is already running: its memory browser was brought to the front.")
         return 0
+    vault_path = paths.vault_path(getattr(args, "vault", None))
+    if locked_out(vault_path) and UnlockDialog(vault_path).exec() != QDialog.DialogCode.Accepted:
+        print(f"vodou: error: the encrypted vault {vault_path} was not opened: no key here opens it (run "
+              "`vodou key restore` with its recovery key)", file=sys.stderr)
+        return 2
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     try:
-        runtime = Runtime.open(getattr(args, "vault", None), background_backfill=True)
+        runtime = Runtime.open(vault_path, background_backfill=True)
     except KnownError as exc:
         QMessageBox.critical(None, "Vodou cannot start", str(exc))
         print(f"vodou: error: {exc}", file=sys.stderr)

@@ -34,9 +34,9 @@ class BackupSettings(QWidget):
         self.in_app = services.extras.get("vault_swap") is not None
         self.flow = EncryptionFlow(services, vault_path, self)
         self.flow.done.connect(lambda _ok: self.refresh_encryption())
-        self.encrypt_button = QPushButton("Encrypt "&Encrypt this vault…"this vault…", visible=False)
-        self.recovery_button = QPushButton("Show &recovery key…", visible=False)
-        self.decrypt_button = QPushButton("Re"Remove encr&yption…"move encryption…", visible=False)
+        self.encrypt_button = QPushButton("Encrypt &this vault…", visible=False)
+        self.recovery_button = QPushButton("Show recovery &key…", visible=False)
+        self.decrypt_button = QPushButton("Re&move encryption…", visible=False)
         self.encrypt_button.clicked.connect(self.flow.encrypt)
         self.recovery_button.clicked.connect(self.flow.show_recovery_key)
         self.decrypt_button.clicked.connect(self.flow.decrypt)

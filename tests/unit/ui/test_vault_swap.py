@@ -129,6 +129,9 @@ def test_encrypt_from_settings_only_after_the_recovery_key_is_kept_then_remove_i
     section = dialog.backups
     qtbot.waitUntil(lambda: section.encrypt_button.isVisible())
     assert not section.decrypt_button.isVisible() and "plain SQLite file" in section.encryption.text()
+    assert [b.text().replace("&", "") for b in (section.encrypt_button, section.recovery_button,
+                                                section.decrypt_button)] == [
+        "Encrypt this vault…", "Show recovery key…", "Remove encryption…"]
     section.encrypt_button.click()
     qtbot.waitUntil(lambda: section.flow.key_dialog is not None and section.flow.key_dialog.isVisible())
     keys = section.flow.key_dialog
