@@ -222,17 +222,14 @@ class EncryptionFlow(QObject):
 
     def _offer_answered(self, yes: bool) -> None:
         self.offer_box = None
-        settings = self._services.runtime.settings
-        marked = dataclasses.replace(settings, extra={**settings.extra, OFFERED_KEY: True})
 
-        def save() -> config.Settings:
-            config.save(marked)
-            return marked
+        def mark(settings: config.Settings) -> config.Settings:
+            return dataclasses.replace(settings, extra={**settings.extra, OFFERED_KEY: True})
 
-        def saved(value: config.Settings) -> None:
-            self._services.runtime.settings = value
+        def saved(_value: config.Settings) -> None:  # only this answer: another may have landed meanwhile
+            self._services.runtime.settings = mark(self._services.runtime.settings)
 
-        self._services.ops.run(save, saved)
+        self._services.ops.run(lambda: config.update(mark), saved)
         if yes:
             self.encrypt()
 

@@ -24,6 +24,7 @@ from vodou_desktop import config
 from vodou_desktop.data import encryption
 from vodou_desktop.data.backup import backup_vault
 from vodou_desktop.data.recovery import from_recovery
+from vodou_desktop.ingest.capture_watchers import enabled
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.ui import encryption_flow
 from vodou_desktop.ui.encryption_flow import OFFERED_KEY
@@ -221,8 +222,8 @@ def test_first_run_offers_encryption_once_and_encrypts_nothing_before_yes(qtbot,
     qtbot.waitUntil(lambda: flow.offer_box is not None and flow.offer_box.isVisible())
     not_now = next(b for b in flow.offer_box.buttons() if b.text() == "Not now")
     not_now.click()
-    qtbot.waitUntil(lambda: desktop.runtime.settings.extra.get(OFFERED_KEY) is True)
-    assert config.load().extra.get(OFFERED_KEY) is True
+    qtbot.waitUntil(lambda: config.load().extra.get(OFFERED_KEY) is True and desktop.services.ops.pending == 0)
+    assert enabled(config.load())["claude_code"] is False  # both first-run answers kept: neither lost the other
     assert not flow.offer_at_first_run()  # asked once
     assert not cipher.is_encrypted(desktop.runtime.vault.path)
 
