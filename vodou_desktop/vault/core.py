@@ -40,7 +40,7 @@ class Vault:
         self._writer = WriterThread(path, self._emit)
         self._closed = False
         self._data_version: int | None = None
-        self._gate = threading.Condition()  # reads in progress, and whether the vault is suspended
+        self._gate = threading.Condition(threading.Lock())  # reads in progress; whether the vault is suspended
         self._reading = 0
         self._suspended = False
         self._generation = 0  # bumped when reader connections are closed: each thread reopens its own
@@ -67,34 +67,39 @@ class Vault:
 
     def read(self, fn: Callable[[apsw.Connection], T]) -> T:
         """Run ``fn`` on this thread's reader inside one read transaction."""
-        with self._reading_slot():
+        if self._in_read():  # nested: part of the read around it, which holds its place
+            with translate_errors(self.path):
+                return fn(self._local.conn)  # type: ignore[no-any-return]
+        self._enter_read()  # counted, and waits while the vault is suspended
+        try:
             conn = self.reader()
             with translate_errors(self.path):
-                if conn.in_transaction:
-                    return fn(conn)
                 conn.execute("BEGIN")
                 try:
                     return fn(conn)
                 finally:
                     conn.execute("COMMIT")
-
-    @contextlib.contextmanager
-    def _reading_slot(self) -> Iterator[None]:
-        """Count this read (outermost only: a nested read is part of it); wait while suspended."""
-        depth = getattr(self._local, "depth", 0)
-        if depth == 0:
-            with self._gate:
-                self._gate.wait_for(lambda: not self._suspended)
-                self._reading += 1
-        self._local.depth = depth + 1
-        try:
-            yield
         finally:
-            self._local.depth = depth
-            if depth == 0:
-                with self._gate:
-                    self._reading -= 1
-                    self._gate.notify_all()
+            self._leave_read()
+
+    def _in_read(self) -> bool:
+        """This thread is inside ``read`` (only a read leaves its connection in a transaction; while one
+        runs, the vault cannot be suspended, so the connection is of the current generation)."""
+        local = self._local
+        conn = getattr(local, "conn", None)
+        return conn is not None and getattr(local, "generation", None) == self._generation and conn.in_transaction
+
+    def _enter_read(self) -> None:
+        with self._gate:
+            while self._suspended:
+                self._gate.wait()
+            self._reading += 1
+
+    def _leave_read(self) -> None:
+        with self._gate:
+            self._reading -= 1
+            if self._suspended and self._reading == 0:
+                self._gate.notify_all()  # ``suspended`` waits for the last read to end
 
     # -- writing -------------------------------------------------------------------------
     def write(self, job: WriteJob, timeout: float | None = None, *, transaction: bool = True) -> Any:
@@ -136,8 +141,15 @@ class Vault:
                 log.exception("vault listener %r failed", listener)
 
     def _current_data_version(self) -> int:
-        with self._reading_slot(), translate_errors(self.path):
-            return int(scalar(self.reader(), "PRAGMA data_version"))
+        nested = self._in_read()
+        if not nested:
+            self._enter_read()
+        try:
+            with translate_errors(self.path):
+                return int(scalar(self.reader(), "PRAGMA data_version"))
+        finally:
+            if not nested:
+                self._leave_read()
 
     def poll_external(self) -> bool:
         """Notice writes by another process (the CLI beside the app); emit an external change."""
@@ -167,7 +179,7 @@ class Vault:
         """Let go of the file while the block runs (see the module's docstring); on the way out,
         reopen it and tell every listener the whole vault may have changed (an external change).
         ``VaultUnavailable`` when writes or reads in progress do not end within ``timeout``."""
-        if self._writer.in_writer_thread or int(getattr(self._local, "depth", 0)) > 0:
+        if self._writer.in_writer_thread or self._in_read():
             raise RuntimeError("Vault.suspended() from inside a read or a write job")
         with self._gate:
             if self._suspended:
