@@ -288,7 +288,7 @@ def ingest_rates(vault: Vault, embedder: Any, texts: Sequence[str],
         "ingest_cpu_ms_per_fact": round(cpu / n * 1000, 2), "cpu_ratio": round(raw_cpu / cpu, 3),
         "ingest_cpu_ms_by_thread": _cpu_split(threads0, threads, n)}
     if imported is not None:
-        stored, i_wall, i_cpu, i_threads = imported
+        stored, i_wall, i_cpu, i_threads, i_written = imported
         m = len(stored)
         first, second = _raw(embedder, stored, best), _raw(embedder, stored, best)
         raw_i = ((first[0] + second[0]) / 2, (first[1] + second[1]) / 2)
@@ -296,14 +296,16 @@ def ingest_rates(vault: Vault, embedder: Any, texts: Sequence[str],
             "messages": len(import_texts), "facts": m, "ingest_with_embedding_per_s": round(m / i_wall, 1),
             "raw_embedder_per_s": round(m / raw_i[0], 1), "ratio": round(raw_i[0] / i_wall, 3),
             "raw_cpu_ms_per_fact": round(raw_i[1] / m * 1000, 2), "ingest_cpu_ms_per_fact": round(i_cpu / m * 1000, 2),
-            "cpu_ratio": round(raw_i[1] / i_cpu, 3), "ingest_cpu_ms_by_thread": i_threads}
+            "cpu_ratio": round(raw_i[1] / i_cpu, 3), "ingest_cpu_ms_by_thread": i_threads,
+            "write_only_per_s": round(m / i_written, 1)}
     return out
 
 
 def _import_path(vault: Vault, filler: Any, messages: Sequence[str]
-                 ) -> tuple[list[str], float, float, dict[str, float]]:
+                 ) -> tuple[list[str], float, float, dict[str, float], float]:
     """A Claude export of ``messages`` (ten per conversation) imported with the backfill thread
-    running: (the facts' texts, wall seconds, CPU seconds, CPU ms per fact by thread)."""
+    running: (the facts' texts, wall seconds, CPU seconds, CPU ms per fact by thread, wall seconds
+    of the import's writes alone)."""
     import json
     import tempfile
     from functools import partial
@@ -325,10 +327,11 @@ def _import_path(vault: Vault, filler: Any, messages: Sequence[str]
         path.write_text(json.dumps(convs))
         threads0, t0, c0 = _thread_cpu(), time.perf_counter(), time.process_time()
         report = import_export(vault, path, "claude")
+        written = time.perf_counter() - t0
         _wait_embedded(vault, filler)
         wall, cpu, threads = time.perf_counter() - t0, time.process_time() - c0, _thread_cpu()
     facts = vault.read(partial(q.facts_by_ids, ids=report.fact_ids, f=FactFilter(project=ALL_PROJECTS)))
-    return [f.text for f in facts], wall, cpu, _cpu_split(threads0, threads, max(1, len(facts)))
+    return [f.text for f in facts], wall, cpu, _cpu_split(threads0, threads, max(1, len(facts))), written
 
 
 def end_to_end(vault: Vault, embedder: Any, index: VectorIndex, cases: Sequence[tuple[str, FactFilter]],

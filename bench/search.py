@@ -172,7 +172,7 @@ def format_report(r: dict[str, Any]) -> str:
                          f"{imp['facts']:,} facts): {imp['ingest_with_embedding_per_s']:,.0f} facts/s against raw "
                          f"{imp['raw_embedder_per_s']:,.0f}/s: ratio {imp['ratio']:.2f}x; CPU "
                          f"{imp['ingest_cpu_ms_per_fact']:.1f} against {imp['raw_cpu_ms_per_fact']:.1f} ms/fact: "
-                         f"ratio {imp['cpu_ratio']:.2f}x")
+                         f"ratio {imp['cpu_ratio']:.2f}x; its writes alone {imp['write_only_per_s']:,.0f} facts/s")
             lines.append(f"  import CPU ms/fact by thread: {imp['ingest_cpu_ms_by_thread']}")
     if "vector_recall_at_10" in r:
         lines.append(f"vector recall@10 vs exact : {r['vector_recall_at_10']:.3f} (share of a full scan's top 10)")

@@ -88,6 +88,7 @@ def test_ingest_rates_reports_both_paths_in_wall_and_cpu_time(vault, model) -> N
     for key in ("raw_embedder_per_s", "ingest_with_embedding_per_s", "ratio", "cpu_ratio", "raw_cpu_ms_per_fact",
                 "ingest_cpu_ms_per_fact"):
         assert r[key] > 0 and r["import"][key] > 0
+    assert r["import"]["write_only_per_s"] > 0
     assert 0 < r["import"]["facts"] < len(messages)  # the extraction keeps the durable sentences only
     assert vault.read(q.count_unembedded) == 0
     lines = format_report({**_minimal_report(), "ingest_pipeline": r})
