@@ -5,7 +5,8 @@ Start order, read top to bottom in ``Desktop.start``:
   2. governance: site modes, forgetting, operator memory, page lane — shared with the bridge
   3. UI plumbing: message bridge, ops, vault events, actions, active page
   4. windows: memory browser, panel, tray (or the browser alone when there is no tray host)
-  5. capture watchers enabled in Settings (Claude Code sessions, inbox), paused with everything else
+  5. capture watchers enabled in Settings (Claude Code sessions, inbox), paused with everything else;
+     the first-run offers (capture, encryption: nothing happens before yes)
   6. the bridge on this same asyncio loop (qasync)
 Shutdown is the reverse: bridge closed, watchers stopped, ops finished, writer drained, vault closed.
 """
@@ -18,12 +19,12 @@ import logging
 import os
 import signal
 import sys
-from pathlib import Path
 
 import qasync
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
+from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QSystemTrayIcon
 
+from vodou_desktop import paths
 from vodou_desktop.bridge.events import EventHub
 from vodou_desktop.bridge.server import BridgeServer
 from vodou_desktop.bridge.services import Services as BridgeServices
@@ -34,17 +35,19 @@ from vodou_desktop.governance.sitemodes import SiteModes
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.ui.actions import ActionRegistry
 from vodou_desktop.ui.active_page import ActivePage
-from vodou_desktop.ui.backup_dialogs import restore_after_quit
 from vodou_desktop.ui.backup_schedule import RollingBackups
 from vodou_desktop.ui.browser.window import MemoryBrowser
 from vodou_desktop.ui.capture_status import CaptureStatus
 from vodou_desktop.ui.commands import Commands
+from vodou_desktop.ui.encryption_flow import EncryptionFlow
 from vodou_desktop.ui.hub_signals import HubSignals
 from vodou_desktop.ui.icon import icon_for_state
 from vodou_desktop.ui.panel import Panel
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.single_instance import SingleInstance, ask_running_instance_to_show
 from vodou_desktop.ui.tray import Tray, update_actions
+from vodou_desktop.ui.unlock import UnlockDialog, locked_out
+from vodou_desktop.ui.vault_swap import VaultSwap
 
 log = logging.getLogger(__name__)
 EXTERNAL_POLL_MS = 2000
@@ -80,9 +83,12 @@ class Desktop:
         self.browser = MemoryBrowser(self.services, actions=self.actions)
         self.panel = Panel(self.actions, self.services.ops, self.bridge_services.pages, self.bridge_services.gate)
         self.tray: Tray | None = None
-        self.commands = Commands(self)
         self.rolling_backups = RollingBackups(self.services)
-        self.pending_restore: Path | None = None  # File ▸ Restore…: done by ``main`` after the vault closes
+        # File ▸ Restore…, Settings ▸ Encrypt this vault…: the app lets go of its vault while they run
+        self.vault_swap = VaultSwap(self.services, capture=self.capture, rolling=self.rolling_backups)
+        self.services.extras["vault_swap"] = self.vault_swap
+        self.encryption = EncryptionFlow(self.services, runtime.vault.path, self.browser)
+        self.commands = Commands(self)
         self.single_instance = SingleInstance()
         self._poll = QTimer(interval=EXTERNAL_POLL_MS)
         self._quit = asyncio.Event()
@@ -119,6 +125,11 @@ class Desktop:
         self._poll.start()
         self.rolling_backups.start()
         self.capture.start(paused=self.sites.paused)
+        if self.capture.question is not None:  # one first-run question at a time: encryption after capture
+            self.capture.question.finished.connect(
+                lambda _result: None if self._quit.is_set() else self.encryption.offer_at_first_run())
+        else:
+            self.encryption.offer_at_first_run()
         asyncio.ensure_future(self._start_bridge())
 
     def _wire(self) -> None:
@@ -174,10 +185,15 @@ def main(args: argparse.Namespace | None = None) -> int:
         if not background:
             print("Vodou is already running: its memory browser was brought to the front.")
         return 0
+    vault_path = paths.vault_path(getattr(args, "vault", None))
+    if locked_out(vault_path) and UnlockDialog(vault_path).exec() != QDialog.DialogCode.Accepted:
+        print(f"vodou: error: the encrypted vault {vault_path} was not opened: no key here opens it (run "
+              "`vodou key restore` with its recovery key)", file=sys.stderr)
+        return 2
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     try:
-        runtime = Runtime.open(getattr(args, "vault", None), background_backfill=True)
+        runtime = Runtime.open(vault_path, background_backfill=True)
     except KnownError as exc:
         QMessageBox.critical(None, "Vodou cannot start", str(exc))
         print(f"vodou: error: {exc}", file=sys.stderr)
@@ -189,11 +205,6 @@ def main(args: argparse.Namespace | None = None) -> int:
             loop.run_until_complete(desktop.run())
     finally:
         desktop.close()
-    if desktop.pending_restore is not None:
-        ok, text = restore_after_quit(desktop.pending_restore, runtime.vault.path)
-        print(text if ok else f"vodou: error: {text}", file=sys.stdout if ok else sys.stderr)
-        (QMessageBox.information if ok else QMessageBox.critical)(None, "Vodou restore", text)
-        return 0 if ok else 2
     return 0
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import threading
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -68,16 +70,29 @@ def load(path: Path | None = None) -> Settings:
         raise KnownError(f"The settings file {path} has a bad value: {exc}") from exc
 
 
+_saving = threading.RLock()  # one save (or update) at a time in this process: two never share a temp file
+
+
 def save(settings: Settings, path: Path | None = None) -> None:
     """Validate, then write atomically (temp file + rename) so a crash never leaves half a file."""
     settings.validate()
     path = path or paths.config_file()
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     data = asdict(settings)
     data.update(data.pop("extra"))
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True), encoding="utf-8")
-    os.replace(tmp, path)
+    with _saving:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=2, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, path)
+
+
+def update(change: Callable[[Settings], Settings], path: Path | None = None) -> Settings:
+    """Read the file, apply ``change``, write it back, as one step: two parts of the app each changing
+    their own setting (the first-run answers) never lose the other's."""
+    with _saving:
+        settings = change(load(path))
+        save(settings, path)
+        return settings
 
 
 def embedder_choice(settings: Settings) -> str:

@@ -65,6 +65,9 @@ def cmd_encrypt(args: argparse.Namespace) -> int:
         key, where = store.get_or_create(), store.storage
     report = encrypt_vault(vault, key, _progress("encrypting"))
     _print(args, report, f"encrypted {vault}; its key is kept in {where}")
+    if not args.passphrase and not args.json:
+        print("keep its recovery key somewhere safe (`vodou key save PATH` or `vodou key show`): without it, "
+              "losing the keyring entry loses the vault and its backups")
     return 0
 
 

@@ -216,8 +216,8 @@ def exclusive_hold(vault: Path) -> Iterator[apsw.Connection]:
         conn.close()
 
 
-_HELD = ("The vault {vault} is open in another program (the Vodou app, `vodou serve` or an MCP client): "
-         "quit it and try again; nothing was changed.")
+_HELD = ("The vault {vault} is open in another program (a Vodou app, `vodou serve`, an MCP client or another "
+         "`vodou` command): quit it and try again; nothing was changed.")
 
 
 # -- files ---------------------------------------------------------------------------------------

@@ -93,8 +93,12 @@ def _convert(vault: Path, key: str | None, progress: Progress | None, settings: 
             shutil.copyfile(converted if key is not None else vault, backup)
             fsync_file(backup)
             step(3, STEPS)
-        except BaseException:
+        except BaseException as exc:
             remove_with_side_files(converted)
+            remove_with_side_files(backup)
+            if isinstance(exc, OSError):  # a full disk, a folder gone: said in one line, the vault untouched
+                raise VaultUnavailable(f"The vault was not {verb}ed: {exc.strerror or exc}. It was left as it "
+                                       "was.") from exc
             raise
         os.replace(converted, vault)
         fsync_folder(vault.parent)

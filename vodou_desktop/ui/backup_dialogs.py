@@ -1,13 +1,13 @@
 """File ▸ Back up…, Restore… and Export…: pick a file, do the work off the GUI thread, say what happened.
 
-A backup runs while the app keeps working (SQLite's online backup). A restore cannot swap the
-vault this app has open, so Restore… checks the chosen copy, asks, and then the app quits and
-restores it on the way out (``restore_after_quit``); the current vault is kept beside it.
+A backup runs while the app keeps working (SQLite's online backup). Restore… checks the chosen
+copy, asks, and then swaps it in at once while the app has let go of the vault (``VaultSwap``);
+the current vault is kept beside it. When another program holds the vault, nothing changes and
+the message says so.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject
@@ -28,6 +28,8 @@ from vodou_desktop.errors import KnownError
 from vodou_desktop.ui.actions import ActionRegistry
 from vodou_desktop.ui.prompts import ask_to_confirm
 from vodou_desktop.ui.services import Services
+from vodou_desktop.ui.vault_swap import VaultSwap
+from vodou_desktop.vault import cipher
 from vodou_desktop.vault.cipher import key_for
 from vodou_desktop.vault.connection import create_private_file
 
@@ -43,10 +45,10 @@ def ensure_file_actions(actions: ActionRegistry) -> None:
 
 class BackupFlow(QObject):
     def __init__(self, services: Services, vault_path: Path, parent_widget: QWidget | None,
-                 restore_at_quit: Callable[[Path], None]) -> None:
+                 swap: VaultSwap) -> None:
         super().__init__(parent_widget)
         self._services, self._vault_path, self._widget = services, vault_path, parent_widget
-        self._restore_at_quit = restore_at_quit
+        self._swap = swap
         self.file_dialog: QFileDialog | None = None
         self.confirm_box: QMessageBox | None = None
 
@@ -104,10 +106,15 @@ class BackupFlow(QObject):
     def _ask(self, path: Path, counts: VaultCounts) -> None:
         self.confirm_box = ask_to_confirm(
             self._widget, "Restore the vault",
-            f"{path.name} passed its integrity check and holds {counts.sentence()}.\n\nVodou will quit and put it "
-            "in place of the current vault, which is kept beside it (…before-restore-…). Start Vodou again "
-            "afterwards. Any other program using the vault (vodou serve, an MCP client) must be closed first.",
-            "Quit and restore", lambda: self._restore_at_quit(path))
+            f"{path.name} passed its integrity check and holds {counts.sentence()}.\n\nIt will take the place of "
+            "the current vault now, which is kept beside it (…before-restore-…). Vodou pauses while it does. "
+            "Any other program using the vault (vodou serve, an MCP client) must be closed first.",
+            "Restore now", lambda: self.restore_now(path))
+
+    def restore_now(self, backup: Path) -> bool:
+        vault = self._vault_path
+        return self._swap.run("Restoring the vault", lambda _progress: restore_sentence(backup, vault),
+                              self._widget)
 
     def _open(self, dialog: QFileDialog) -> None:
         dialog.setOption(QFileDialog.Option.DontUseNativeDialog)  # window-modal everywhere, and testable
@@ -115,11 +122,12 @@ class BackupFlow(QObject):
         dialog.open()
 
 
-def restore_after_quit(backup: Path, vault: Path) -> tuple[bool, str]:
-    """After the app closed its vault: the restore, and one sentence on how it went."""
+def restore_sentence(backup: Path, vault: Path) -> str:
+    """While the app has let go of the vault: the restore, and one sentence on how it went."""
+    cipher.forget_keys()  # the copy may be under another key than the vault it replaces
     try:
         report = _restore_vault(backup, vault)
     except KnownError as exc:
-        return False, f"The vault was not restored: {exc}"
+        raise KnownError(f"The vault was not restored: {exc}") from exc
     kept = f" The previous vault was kept as {report.previous}." if report.previous else ""
-    return True, f"Restored {vault} from {backup}: {report.counts.sentence()}.{kept}"
+    return f"Restored {vault} from {backup}: {report.counts.sentence()}.{kept}"

@@ -88,13 +88,12 @@ class CaptureStatus(QObject):
     def answer(self, yes: bool) -> None:
         """Store the first-run answer once (it is not asked again) and apply it."""
         self.question = None
-        settings = with_capture(self.services.runtime.settings, claude_code=yes)
 
-        def save() -> config.Settings:
-            config.save(settings)
-            return settings
+        def save() -> config.Settings:  # merged into the file as it is now: other first-run answers stay
+            return config.update(lambda now: with_capture(now, claude_code=yes))
 
-        def saved(value: config.Settings) -> None:
+        def saved(_value: config.Settings) -> None:  # only this answer: another may have landed meanwhile
+            value = with_capture(self.services.runtime.settings, claude_code=yes)
             self.services.runtime.settings = value
             self.reconfigure(value)
 

@@ -21,7 +21,7 @@ class Commands:
     def __init__(self, desktop: Any) -> None:
         self.d = desktop
         self._dialogs: list[Any] = []
-        self.backups = BackupFlow(desktop.services, desktop.runtime.vault.path, desktop.browser, self.restore_at_quit)
+        self.backups = BackupFlow(desktop.services, desktop.runtime.vault.path, desktop.browser, desktop.vault_swap)
 
     def connect_actions(self) -> None:
         actions = self.d.actions
@@ -60,11 +60,6 @@ class Commands:
     def settings(self) -> None:
         self._keep(SettingsDialog(self.d.services, self.d.sites, self.d.bridge.tokens,
                                   vault_path=self.d.runtime.vault.path))
-
-    def restore_at_quit(self, backup: Any) -> None:
-        """Restore… confirmed: quit, and ``app.main`` restores once the vault is closed."""
-        self.d.pending_restore = backup
-        self.d.request_quit()
 
     def backfill(self) -> None:
         try:

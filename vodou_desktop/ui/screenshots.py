@@ -1,14 +1,16 @@
 """``python -m vodou_desktop.ui.screenshots docs/screenshots``: the gallery of every state a person
 sees, rendered offscreen from a temporary vault to PNGs: the memory browser (search results, a
 2,000-character memory's details, each empty state, Sites, Operator memory, Approvals), the tray
-panel (with and without a page), the tray menu, Add memory, Settings, Forget site…, the pairing
-dialog once paired, and the icon states at 16 and 22 px on dark and light panels.
+panel (with and without a page), the tray menu, Add memory, Settings, the recovery key shown before
+encrypting, Forget site…, the pairing dialog once paired, and the icon states at 16 and 22 px on
+dark and light panels.
 
 Runs offscreen and without the embedding model (keyword search), so it takes a few seconds.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 import tempfile
@@ -19,9 +21,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QRect, Qt  # noqa: E402
 from PySide6.QtGui import QColor, QImage, QPainter  # noqa: E402
-from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
+from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QWidget  # noqa: E402
 
-from vodou_desktop import config  # noqa: E402
+from vodou_desktop import APP_ID, config, paths  # noqa: E402
+from vodou_desktop.data.recovery import to_recovery  # noqa: E402
 from vodou_desktop.governance.approvals import ApprovalGate, ToolBox, Turn  # noqa: E402
 from vodou_desktop.governance.forget import Forgetting  # noqa: E402
 from vodou_desktop.governance.opm import OperatorMemory  # noqa: E402
@@ -36,6 +39,7 @@ from vodou_desktop.ui.actions import ActionRegistry  # noqa: E402
 from vodou_desktop.ui.active_page import read_page_state  # noqa: E402
 from vodou_desktop.ui.add_memory_dialog import AddMemoryDialog  # noqa: E402
 from vodou_desktop.ui.browser.window import DEFAULT_SIZE, MemoryBrowser  # noqa: E402
+from vodou_desktop.ui.encryption_flow import RecoveryKeyDialog  # noqa: E402
 from vodou_desktop.ui.forget_dialog import ForgetSiteDialog  # noqa: E402
 from vodou_desktop.ui.icon import STATES, state_image  # noqa: E402
 from vodou_desktop.ui.pair_dialog import PairDialog  # noqa: E402
@@ -44,16 +48,21 @@ from vodou_desktop.ui.services import Services  # noqa: E402
 from vodou_desktop.ui.settings_dialog import SettingsDialog  # noqa: E402
 from vodou_desktop.ui.site_projects import SiteProjects  # noqa: E402
 from vodou_desktop.ui.tray import build_menu, update_actions  # noqa: E402
+from vodou_desktop.ui.vault_swap import VaultSwap  # noqa: E402
 from vodou_desktop.vault import Vault  # noqa: E402
 
 PAGE = "https://en.wikipedia.org/wiki/Heron"
+# What the temporary profile's folders read as in the pictures: where they are for a person on Linux.
+SHOWN_DATA = f"/home/you/.local/share/{APP_ID}"
+SHOWN_CONFIG = "/home/you/.config"  # XDG_CONFIG_HOME, where the autostart entry goes
 BROWSER_SIZE = DEFAULT_SIZE
 ICON_SIZES = (16, 22)
 ICON_PANELS = {"dark": "#1f1f1f", "light": "#f0f0f0"}
 ICON_CELL, ICON_ZOOM = 32, 4
 SHOTS = ("memory-browser.png", "long-memory.png", "empty-vault.png", "no-results.png", "empty-library.png",
          "sites.png", "operator-memory.png", "approvals.png", "panel.png", "panel-no-page.png", "tray-menu.png",
-         "add-memory.png", "settings.png", "forget-dialog.png", "paired.png", "icon-states.png")
+         "add-memory.png", "settings.png", "recovery-key.png", "forget-dialog.png", "paired.png", "icon-states.png")
+SHOWN_KEY = "vodou-key-1:" + hashlib.sha256(b"the recovery key in the screenshots").hexdigest()  # not a real one
 LONG_MEMORY = ("Field notes from the heron colony at the old mill. " + " ".join(
     f"Visit {i}: the grey herons stood in the shallows at dawn, nests counted on the alders, water level noted, "
     "two juveniles fishing near the sluice, a kingfisher on the far bank." for i in range(1, 14)))[:2000]
@@ -149,7 +158,9 @@ def render(outdir: Path) -> list[Path]:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["VODOU_HOME"] = tmp  # window size, per-site projects: never the person's own files
         os.environ["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")  # the autostart entry Settings names
-        vault = Vault.open(Path(tmp) / "screens.vodou.sqlite")
+        vault_path = paths.data_dir() / f"{paths.DEFAULT_PROFILE}.vodou.sqlite"  # under the temporary VODOU_HOME
+        vault_path.parent.mkdir(parents=True)
+        vault = Vault.open(vault_path)
         embedder = Embedder("none")
         index = VectorIndex(vault)
         search = SearchService(vault, embedder, index)
@@ -159,6 +170,7 @@ def render(outdir: Path) -> list[Path]:
         gate = ApprovalGate(vault, ToolBox(vault, sites, pages, search))
         services = Services.build(runtime, sites=sites, forgetting=Forgetting(vault), page_memory=pages,
                                   opm=OperatorMemory(vault), extras={"gate": gate})
+        services.extras["vault_swap"] = VaultSwap(services)  # Settings as in the app: Encrypt this vault…
         try:
             return _render_all(outdir, services)
         finally:
@@ -265,15 +277,37 @@ def _dialog_shots(services: Services, paths: dict[str, Path]) -> list[QWidget]:
     add.project.setCurrentText("birds")
     add.adjustSize()
     grab(add, paths["add-memory.png"])
-    settings = SettingsDialog(services, services.sites, None, vault_path=services.runtime.vault.path)
-    settle(services)
+    settings = settings_for_screenshot(services)
     settings.adjustSize()
     grab(settings, paths["settings.png"])
+    recovery = RecoveryKeyDialog(to_recovery(SHOWN_KEY), services)
+    recovery.status.setText("Copied to the clipboard: paste it into your password manager now.")
+    recovery.kept.setEnabled(True)
+    recovery.adjustSize()
+    grab(recovery, paths["recovery-key.png"])
     paired = PairDialog(None, services.ops, code={"code": "ABCD2345"})
     paired.paired({"extensionId": "abcdefghijklmnopabcdefghijklmnop", "browser": "Chromium"})
     paired.adjustSize()
     grab(paired, paths["paired.png"])
-    return [add, settings, paired]
+    return [add, settings, recovery, paired]
+
+
+def settings_for_screenshot(services: Services) -> SettingsDialog:
+    """Settings as drawn in the gallery: the temporary profile's paths (new on every run) read as a
+    person's usual profile, so the picture is the same from one run to the next."""
+    settings = SettingsDialog(services, services.sites, None, vault_path=services.runtime.vault.path)
+    settle(services)
+    data, config_home = str(paths.data_dir()), os.environ["XDG_CONFIG_HOME"]  # both set by ``render``
+
+    def shown(text: str) -> str:
+        return text.replace(data, SHOWN_DATA).replace(config_home, SHOWN_CONFIG)
+
+    for label in settings.findChildren(QLabel):
+        label.setText(shown(label.text()))
+    for field in settings.findChildren(QLineEdit):
+        field.setPlaceholderText(shown(field.placeholderText()))
+        field.setText(shown(field.text()))
+    return settings
 
 
 def main(argv: list[str] | None = None) -> int:

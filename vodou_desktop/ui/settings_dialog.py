@@ -107,7 +107,7 @@ class SettingsDialog(QDialog):
         self.storage = QLabel(f"Pairing tokens are kept in {tokens.storage}." if tokens is not None else
                               "The browser bridge is not running here: no pairings to show.",
                               wordWrap=True, styleSheet="color: gray")
-        self.backups = BackupSettings(self.base, vault_path, services.ops)
+        self.backups = BackupSettings(self.base, vault_path, services)
         self.capture = CaptureSettings(services.extras.get("capture"), self.base)
         self.problem = QLabel(wordWrap=True, styleSheet="color: #b00020")
         self.autostart = AutostartSection()

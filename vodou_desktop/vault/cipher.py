@@ -124,10 +124,12 @@ def key_for(path: Path) -> str | None:
     if not tried and _prompt is None:
         raise VaultUnavailable(
             f"The vault {path} is damaged or is not a Vodou vault, or it is encrypted and no key for it is here "
-            f"(set {PASSPHRASE_ENV}, or restore the vault key to the keyring). It was left untouched.")
+            f"(set {PASSPHRASE_ENV}, or put the key back with `vodou key restore` and your recovery key). "
+            "It was left untouched.")
     raise VaultUnavailable(
         f"The vault {path} is encrypted and the key available here does not open it (wrong {PASSPHRASE_ENV} "
-        "or keyring key), or it is damaged. It was left untouched.")
+        "or keyring key: `vodou key restore` puts it back from your recovery key), or it is damaged. "
+        "It was left untouched.")
 
 
 def remember_key(path: Path, key: str) -> None:

@@ -1,10 +1,17 @@
-"""The ``Vault``: one file, one writer thread, a reader connection per thread, change events."""
+"""The ``Vault``: one file, one writer thread, a reader connection per thread, change events.
+
+``suspended()`` lets a long-running process (the tray app) let go of the file for a while (to
+restore a backup into its place, or to encrypt it): queued writes finish, the writer closes its
+connection, reads in progress end, every reader connection closes; new reads and writes wait
+until the block ends, then everything reopens the file found under the vault's name.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -33,6 +40,10 @@ class Vault:
         self._writer = WriterThread(path, self._emit)
         self._closed = False
         self._data_version: int | None = None
+        self._gate = threading.Condition(threading.Lock())  # reads in progress; whether the vault is suspended
+        self._reading = 0
+        self._suspended = False
+        self._generation = 0  # bumped when reader connections are closed: each thread reopens its own
 
     @classmethod
     def open(cls, path: Path | str) -> Vault:
@@ -47,24 +58,48 @@ class Vault:
         if self._closed:
             raise VaultUnavailable("the vault is closed")
         conn = getattr(self._local, "conn", None)
-        if conn is None:
+        if conn is None or getattr(self._local, "generation", None) != self._generation:
             conn = open_connection(self.path, create=False)
-            self._local.conn = conn
+            self._local.conn, self._local.generation = conn, self._generation
             with self._readers_lock:
                 self._readers.append(conn)
         return conn
 
     def read(self, fn: Callable[[apsw.Connection], T]) -> T:
         """Run ``fn`` on this thread's reader inside one read transaction."""
-        conn = self.reader()
-        with translate_errors(self.path):
-            if conn.in_transaction:
-                return fn(conn)
-            conn.execute("BEGIN")
-            try:
-                return fn(conn)
-            finally:
-                conn.execute("COMMIT")
+        if self._in_read():  # nested: part of the read around it, which holds its place
+            with translate_errors(self.path):
+                return fn(self._local.conn)  # type: ignore[no-any-return]
+        self._enter_read()  # counted, and waits while the vault is suspended
+        try:
+            conn = self.reader()
+            with translate_errors(self.path):
+                conn.execute("BEGIN")
+                try:
+                    return fn(conn)
+                finally:
+                    conn.execute("COMMIT")
+        finally:
+            self._leave_read()
+
+    def _in_read(self) -> bool:
+        """This thread is inside ``read`` (only a read leaves its connection in a transaction; while one
+        runs, the vault cannot be suspended, so the connection is of the current generation)."""
+        local = self._local
+        conn = getattr(local, "conn", None)
+        return conn is not None and getattr(local, "generation", None) == self._generation and conn.in_transaction
+
+    def _enter_read(self) -> None:
+        with self._gate:
+            while self._suspended:
+                self._gate.wait()
+            self._reading += 1
+
+    def _leave_read(self) -> None:
+        with self._gate:
+            self._reading -= 1
+            if self._suspended and self._reading == 0:
+                self._gate.notify_all()  # ``suspended`` waits for the last read to end
 
     # -- writing -------------------------------------------------------------------------
     def write(self, job: WriteJob, timeout: float | None = None, *, transaction: bool = True) -> Any:
@@ -106,8 +141,15 @@ class Vault:
                 log.exception("vault listener %r failed", listener)
 
     def _current_data_version(self) -> int:
-        with translate_errors(self.path):
-            return int(scalar(self.reader(), "PRAGMA data_version"))
+        nested = self._in_read()
+        if not nested:
+            self._enter_read()
+        try:
+            with translate_errors(self.path):
+                return int(scalar(self.reader(), "PRAGMA data_version"))
+        finally:
+            if not nested:
+                self._leave_read()
 
     def poll_external(self) -> bool:
         """Notice writes by another process (the CLI beside the app); emit an external change."""
@@ -131,6 +173,44 @@ class Vault:
             lambda conn, change: conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall(),
             transaction=False,
         )
+
+    @contextlib.contextmanager
+    def suspended(self, timeout: float = 30.0) -> Iterator[None]:
+        """Let go of the file while the block runs (see the module's docstring); on the way out,
+        reopen it and tell every listener the whole vault may have changed (an external change).
+        ``VaultUnavailable`` when writes or reads in progress do not end within ``timeout``."""
+        if self._writer.in_writer_thread or self._in_read():
+            raise RuntimeError("Vault.suspended() from inside a read or a write job")
+        with self._gate:
+            if self._suspended:
+                raise VaultUnavailable("The vault is already being restored or converted; try again when it is done.")
+            self._suspended = True
+        pause = None
+        try:
+            try:
+                pause = self._writer.pause(timeout)
+            except TimeoutError as exc:
+                raise VaultUnavailable("The vault is busy with a long write; try again in a moment. "
+                                       "Nothing was changed.") from exc
+            with self._gate:
+                if not self._gate.wait_for(lambda: self._reading == 0, timeout):
+                    raise VaultUnavailable("The vault is busy with a long read; try again in a moment. "
+                                           "Nothing was changed.")
+                with self._readers_lock:
+                    for conn in self._readers:
+                        conn.close()
+                    self._readers.clear()
+                self._generation += 1
+            yield
+        finally:
+            if pause is not None:
+                pause.resume.set()
+            with self._gate:
+                self._suspended = False
+                self._gate.notify_all()
+            self._data_version = None
+            if pause is not None:
+                self._emit_external()
 
     def close(self) -> None:
         if self._closed:

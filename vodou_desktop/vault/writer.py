@@ -47,6 +47,14 @@ WriteJob = Callable[[apsw.Connection, Change], Any]
 _STOP = object()
 
 
+@dataclass
+class _Pause:
+    """Queued like a job: the writer closes its connection, says so, and waits to reopen."""
+
+    closed: threading.Event = field(default_factory=threading.Event)
+    resume: threading.Event = field(default_factory=threading.Event)
+
+
 class WriterThread:
     def __init__(self, path: Path, on_commit: Callable[[Change], None]) -> None:
         self._path = path
@@ -78,6 +86,34 @@ class WriterThread:
         if self._thread.is_alive():
             self._queue.put(_STOP)
             self._thread.join()
+
+    def pause(self, timeout: float) -> _Pause:
+        """After the writes queued so far: close the connection and hold later writes (they wait in
+        the queue) until ``resume``. The file is then free of this writer."""
+        if not self._thread.is_alive():
+            raise RuntimeError("the vault is closed")
+        pause = _Pause()
+        self._queue.put(pause)
+        if not pause.closed.wait(timeout):
+            pause.resume.set()
+            raise TimeoutError("the vault's writer did not finish its queued writes in time")
+        return pause
+
+    def _hold(self, pause: _Pause) -> None:
+        """In the writer thread: closed until resumed, then the file reopened (it may be another
+        file by then: restored, encrypted) and checked again before the next write."""
+        assert self._conn is not None
+        self._conn.close()
+        self._conn = None
+        pause.closed.set()
+        pause.resume.wait()
+        self._checked = False
+        try:
+            self._conn = open_connection(self._path)
+            self._damaged = None
+        except BaseException as exc:  # every later write fails with it, as for a damaged vault
+            log.error("the vault could not be reopened: %s", exc)
+            self._damaged = exc
 
     def ensure_checked(self) -> None:
         """``PRAGMA quick_check`` once, before this process's first write (writer thread only).
@@ -114,17 +150,21 @@ class WriterThread:
             item = self._queue.get()
             if item is _STOP:
                 break
+            if isinstance(item, _Pause):
+                self._hold(item)
+                continue
             job, fut, transaction = item
             if fut.set_running_or_notify_cancel():
                 self._run_job(job, fut, transaction)
-        self._conn.close()
+        if self._conn is not None:
+            self._conn.close()
 
     def _run_job(self, job: WriteJob, fut: Future[Any], transaction: bool) -> None:
-        assert self._conn is not None
-        conn = self._conn
         change = Change()
         try:
-            self.ensure_checked()
+            self.ensure_checked()  # also the reason the connection could not be reopened, if it could not
+            conn = self._conn
+            assert conn is not None
             with translate_errors(self._path):
                 if not transaction:
                     result = job(conn, change)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 from PySide6.QtWidgets import QMessageBox
 
@@ -11,15 +10,18 @@ from tests.unit.ui.test_desktop import desktop  # noqa: F401  (the composed-app 
 from vodou_desktop import config
 from vodou_desktop.governance.sitemodes import SiteModes
 from vodou_desktop.ingest.remember import Origin, remember
-from vodou_desktop.ui.backup_dialogs import BackupFlow, restore_after_quit
+from vodou_desktop.ui.backup_dialogs import BackupFlow
 from vodou_desktop.ui.backup_schedule import RollingBackups
 from vodou_desktop.ui.settings_dialog import SettingsDialog
+from vodou_desktop.ui.vault_swap import VaultSwap
+from vodou_desktop.vault import ALL_PROJECTS, FactFilter
+from vodou_desktop.vault import query as q
 
 
 def test_back_up_then_restore_from_the_file_menu_flow(qtbot, services, vault, tmp_path):
     remember(vault, "kept in the backup", Origin("cli"))
-    restored: list[Path] = []
-    flow = BackupFlow(services, vault.path, None, restored.append)
+    swap = VaultSwap(services)
+    flow = BackupFlow(services, vault.path, None, swap)
     copy = tmp_path / "copy.sqlite"
     flow.backup()
     assert flow.file_dialog is not None and flow.file_dialog.isVisible()
@@ -35,17 +37,16 @@ def test_back_up_then_restore_from_the_file_menu_flow(qtbot, services, vault, tm
     qtbot.waitUntil(lambda: flow.confirm_box is not None and flow.confirm_box.isVisible())
     assert "passed its integrity check and holds 1 memories" in flow.confirm_box.text()
     flow.confirm_box.button(QMessageBox.StandardButton.Yes).click()
-    assert restored == [copy]
-    vault.close()
-    ok, text = restore_after_quit(copy, vault.path)
-    assert ok and "The previous vault was kept as" in text
+    qtbot.waitUntil(lambda: swap.last is not None, timeout=30_000)
+    ok, text = swap.last
+    assert ok and "The previous vault was kept as" in text, text
     assert list(tmp_path.glob("vault.sqlite.before-restore-*"))
+    facts = vault.read(lambda c: q.list_facts(c, FactFilter(project=ALL_PROJECTS)))
+    assert [f.text for f in facts] == ["kept in the backup"]  # the same Vault object, reopened on the copy
 
 
-def test_restore_confirmed_quits_the_app_and_remembers_what_to_restore(qtbot, desktop, tmp_path):  # noqa: F811
+def test_the_file_menu_has_back_up_and_restore(qtbot, desktop):  # noqa: F811
     assert desktop.actions["backup"].text() == "Back up…" and desktop.actions["restore"].text() == "Restore…"
-    desktop.commands.restore_at_quit(tmp_path / "copy.sqlite")
-    assert desktop.pending_restore == tmp_path / "copy.sqlite" and desktop._quit.is_set()
 
 
 def test_settings_section_saves_backup_choices_and_tells_about_encryption(qtbot, services, vault, tmp_path):
@@ -80,7 +81,7 @@ def test_rolling_backups_run_off_the_gui_thread_when_due(qtbot, services, vault,
 
 def test_export_from_the_file_menu_flow(qtbot, services, vault, tmp_path):
     remember(vault, "exported from the app", Origin("cli"))
-    flow = BackupFlow(services, vault.path, None, lambda _path: None)
+    flow = BackupFlow(services, vault.path, None, VaultSwap(services))
     target = tmp_path / "all.jsonl"
     flow.export()
     flow.file_dialog.selectFile(str(target))

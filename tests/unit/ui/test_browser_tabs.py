@@ -217,6 +217,22 @@ def test_approvals_put_pending_first_in_plain_words_and_never_cut_the_reason(qtb
     assert tab.view.rowHeight(0) >= needed  # the whole reason fits, wrapped at spaces
 
 
+def test_approvals_say_why_in_the_past_tense_once_decided(qtbot, governed):
+    gate = governed.extras["gate"]
+    turn = Turn(None, has_page_content=True)
+    denied = gate.submit("remember", {"text": "A denied one"}, turn)["approval"]["id"]
+    gate.resolve(denied, "deny")
+    gate.submit("remember", {"text": "A waiting one"}, turn)
+    _browser, tab = open_tab(qtbot, governed, "Approvals")
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 2)
+    assert tab.model.headerData(2, Qt.Orientation.Horizontal) == "Why it asked"
+    waiting, decided = (row[2] for row in table(tab.model))
+    assert "waits for you" in waiting and waiting.endswith("decide before you quit Vodou.")
+    assert decided == ("A web page was part of this message, so it waited for your decision (the page could have "
+                       "asked for it).")
+    assert "waits" not in decided and "decide before you quit" not in decided and "kept in memory" not in decided
+
+
 # -- the tree model ---------------------------------------------------------------------------
 
 def test_record_tree_model_passes_the_model_tester(qtbot):

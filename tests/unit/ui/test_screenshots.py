@@ -110,3 +110,12 @@ def test_no_label_is_elided_at_the_default_window_size(qtbot, services):
     for column in range(browser.memories.model.columnCount()):
         title = browser.memories.model.headerData(column, header.orientation())
         assert header.sectionSize(column) >= QFontMetrics(header.font()).horizontalAdvance(title), title
+
+
+def test_settings_and_recovery_key_pictures_are_the_same_on_every_run(gallery, tmp_path):
+    """No temporary path (new on every run) in Settings: the profile's folders read as a person's own."""
+    again = subprocess.run([sys.executable, "-m", "vodou_desktop.ui.screenshots", str(tmp_path)], capture_output=True,
+                           text=True, timeout=180)
+    assert again.returncode == 0, again.stderr
+    for name in ("settings.png", "recovery-key.png"):
+        assert (gallery / name).read_bytes() == (tmp_path / name).read_bytes(), name

@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableView, QVBoxLayout, QWidget
 
 from vodou_desktop.governance.ages import format_age
-from vodou_desktop.governance.approvals import TOOL_WORDS
+from vodou_desktop.governance.approvals import TOOL_WORDS, VOLATILE_NOTE
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.table_model import Column, RecordTableModel
 from vodou_desktop.words import mode_words
@@ -64,10 +64,23 @@ def _outcome(approval: Approval) -> str:
     return str(approval.get("status"))
 
 
+def reason_words(approval: Approval) -> str:
+    """Why the action asked first: as the gate said it while it waits; in the past tense once decided
+    (no "decide before you quit" on an action already approved or denied)."""
+    reason = str(approval.get("reason") or "")
+    if approval.get("status") == "pending":
+        return reason
+    for now, then in ((f" {VOLATILE_NOTE}.", ""),
+                      ("anything that changes your memory waits for you", "it waited for your decision"),
+                      ("waits for you", "waited for you"), ("always asks first", "asked first")):
+        reason = reason.replace(now, then)
+    return reason
+
+
 COLUMNS: list[Column[Approval]] = [
     Column("Action", tool_words),
     Column("What", describe_arguments, describe_arguments),
-    Column("Why it waits", lambda a: a.get("reason"), lambda a: str(a.get("reason") or "")),
+    Column("Why it asked", reason_words, reason_words),
     Column("Status", _outcome),
     Column("Asked", lambda a: format_age(a["created_at"], "instant") if a.get("created_at") else ""),
 ]
