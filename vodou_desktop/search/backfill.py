@@ -30,7 +30,9 @@ from vodou_desktop.vault.settings_store import get_setting, set_setting
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]  # (done, total)
 SETTLE_S = 0.2  # after a wake-up, wait until writes have paused this long before embedding...
-MAX_SETTLE_S = 1.0  # ...but no longer than this after the first of them
+MAX_SETTLE_S = 1.0  # ...but no longer than this after the first of them...
+SETTLE_ENOUGH = 256  # ...nor once this many chunks wait (the model idles while we settle)
+SETTLE_STEP_S = 0.05
 # Rows read at once and ordered by length before they are cut into batches. A batch is padded to
 # its longest text, so batches of texts of like length cost less: embedding 500 texts in the order
 # they were written, 128 at a time, took ~30 % more CPU than the same texts in length order.
@@ -156,12 +158,18 @@ class Backfiller:
             self._wake.set()
 
     def _settle(self) -> None:
-        """Return once no write has woken us for ``SETTLE_S``, or ``MAX_SETTLE_S`` after the first."""
-        deadline = time.monotonic() + MAX_SETTLE_S
+        """Return once no write has woken us for ``SETTLE_S``, ``MAX_SETTLE_S`` after the first, or
+        when ``SETTLE_ENOUGH`` chunks wait: the later ones are the next window, read when this one is
+        embedded."""
+        start = last = time.monotonic()
         while not self._stop:
             self._wake.clear()
-            time.sleep(max(0.0, min(SETTLE_S, deadline - time.monotonic())))
-            if not self._wake.is_set() or time.monotonic() >= deadline:
+            time.sleep(SETTLE_STEP_S)
+            now = time.monotonic()
+            if self._wake.is_set():
+                last = now
+            if (now - last >= SETTLE_S or now - start >= MAX_SETTLE_S
+                    or self._vault.read(q.count_unembedded) >= SETTLE_ENOUGH):
                 self._wake.clear()
                 return
 

@@ -120,3 +120,24 @@ def test_backfiller_does_not_wait_past_the_longest_settle(vault: Vault, model: E
         assert rec.calls, "nothing was embedded while the stream went on"
     finally:
         filler.stop()
+
+
+def test_backfiller_starts_once_enough_chunks_wait(vault: Vault, model: Embedder,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a window's worth waiting the model starts, though writes go on and the settle is long."""
+    monkeypatch.setattr(bf, "SETTLE_S", 30.0)
+    monkeypatch.setattr(bf, "MAX_SETTLE_S", 60.0)
+    monkeypatch.setattr(bf, "SETTLE_ENOUGH", 3, raising=False)
+    rec = Recording(model)
+    filler = bf.Backfiller(vault, rec).start()  # type: ignore[arg-type]
+    try:
+        pause = threading.Event()
+        i = 0
+        while not rec.calls and i < 150:  # at most ~15 s of writes, 0.1 s apart: half the settle
+            remember(vault, f"stream fact number {i} about the garden", Origin(kind="cli"))
+            pause.wait(0.1)
+            i += 1
+        assert rec.calls, "nothing was embedded though enough chunks waited"
+        assert len(rec.calls[0]) >= 3
+    finally:
+        filler.stop()
