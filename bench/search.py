@@ -1,12 +1,16 @@
 """``python -m bench.search --sizes 10000,100000,1000000`` (or ``--quick`` for 10k).
 
 For each size: build a seeded synthetic vault in a temp folder through the real write path, then
-print ingest rates, our keyword / vector / hybrid latency (p50, p95; project filter on; query
-embedding excluded and reported separately), peak RSS, and two baselines on the same data — a
-plain FTS5 ``OR`` bm25 query and a numpy float32 full-matrix scan — with our/baseline ratios.
-With the model it also prints hybrid search END TO END (query embedded inside the call, cold and
-cached query vectors) and ingest through the app path against the raw embedder in the same run.
-Each size runs in its own process so that its peak RSS is its own. Prints; never asserts timings.
+print ingest rates and two kinds of query latency, each labelled with what it includes:
+- the search work alone, query vector given (embedding excluded on both sides): our keyword /
+  vector / hybrid paths (p50, p95; project filter on) against two baselines on the same data — a
+  plain FTS5 ``OR`` bm25 query and a numpy float32 full-matrix scan — with our/baseline ratios;
+- END TO END with the model: what a person waits for, the query embedded by the real model inside
+  each timed call — our hybrid search (new and repeated queries) against a baseline doing the same
+  work plainly (embed with the same model, FTS5 OR top 10, numpy scan top 10), with the issue's
+  targets marked PASS/FAIL.
+Also peak RSS, and ingest through the app path against the raw embedder in the same run. Each size
+runs in its own process so that its peak RSS is its own. Prints; never asserts timings.
 """
 
 from __future__ import annotations
@@ -31,7 +35,9 @@ from bench.corpus import PROJECTS, queries, query_shapes
 from vodou_desktop.vault import Vault
 
 QUERY_PROJECTS = PROJECTS[:6]
-GOAL = {"hybrid_p50_ms": 40.0, "hybrid_p95_ms": 120.0}
+# Issue 10's targets, end to end with the query embedding, 2 cores (printed, never asserted).
+TARGETS = {10_000: {"p50_ms": 15.0}, 1_000_000: {"p50_ms": 60.0, "p95_ms": 150.0}}
+TARGET_RATIO = 3.0  # ours / the plain baseline doing the same work, same run
 
 
 def peak_rss_mb() -> float:
@@ -63,21 +69,21 @@ def run_size(size: int, folder: Path, embedder: Any | None, n_queries: int = 200
         steps = measure.stages(hybrid, cases, qvecs)
         rss_ours = peak_rss_mb()
         recall = measure.vector_recall(index, [qvecs[t] for t in texts])
-        e2e = measure.end_to_end(vault, embedder, index, cases) if embedder is not None else None
-        index.close()
         baselines = {"fts_or": measure.plain_fts_or(vault, texts)}
         matrix = measure.load_matrix(vault)
         baselines["numpy_scan"] = measure.numpy_scan(matrix, [qvecs[t] for t in texts])
+        e2e = measure.end_to_end(vault, embedder, index, cases, matrix) if embedder is not None else None
+        index.close()
         out = report(stats, ours, baselines, embed_latency, load_s, rss_ours, len(matrix), len(texts))
         out["load_average_1min"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
         out["hybrid_by_shape"] = {k: lat(v) for k, v in per_shape.items()}
         out["hybrid_stages"] = {k: lat(v) for k, v in steps.items()}
         out["vector_recall_at_10"] = round(recall, 3)
-        if e2e is not None and embed_latency is not None:
+        if e2e is not None:
             out["end_to_end"] = {k: lat(v) for k, v in e2e.items()}
-            base = baselines["fts_or"].p50 + baselines["numpy_scan"].p50
-            out["end_to_end"]["ratio_p50_vs_baselines_plus_embedding"] = round(
-                e2e["cold"].p50 / max(base + embed_latency.p50, 1e-9), 2)
+            out["end_to_end"]["ratio_cold_vs_baseline_cold"] = {
+                "p50": round(e2e["cold"].p50 / max(e2e["baseline_cold"].p50, 1e-9), 2),
+                "p95": round(e2e["cold"].p95 / max(e2e["baseline_cold"].p95, 1e-9), 2)}
         # last: it adds facts to the vault (the figures above are over ``size`` chunks)
         out["ingest_pipeline"] = (measure.ingest_rates(vault, embedder, ingest_texts(size, ingest),
                                                        import_texts=ingest_texts(size + ingest, ingest))
@@ -134,8 +140,9 @@ def format_report(r: dict[str, Any]) -> str:
         f"  ({r['real_embedded']:,} chunks, {r['embed_model']})",
         f"vectors                  : {r['vectors']:,} ({r['synthetic_vectors']:,} synthetic: a real vector + noise,"
         f" normalised; filled in {r['vector_fill_s']} s); index load {r['index_load_s']} s",
-        "query embedding          : " + (f"p50 {qe['p50_ms']:.1f} ms  p95 {qe['p95_ms']:.1f} ms (excluded below)"
-                                         if qe else "no model (random query vectors)"),
+        "query embedding alone    : " + (f"p50 {qe['p50_ms']:.1f} ms  p95 {qe['p95_ms']:.1f} ms (one new query,"
+                                         " real model)" if qe else "no model (random query vectors)"),
+        "-- query vector given (embedding EXCLUDED on both sides; the search work alone) --",
     ]
     for name in ("keyword", "vector", "hybrid"):
         lines.append(f"ours {name:<20}: p50 {o[name]['p50_ms']:8.2f} ms  p95 {o[name]['p95_ms']:8.2f} ms")
@@ -149,12 +156,16 @@ def format_report(r: dict[str, Any]) -> str:
             lines.append(f"  {name:<27}: p50 {v['p50_ms']:8.2f} ms  p95 {v['p95_ms']:8.2f} ms")
     e2e = r.get("end_to_end")
     if e2e:
-        lines.append(f"hybrid END TO END (query embedded inside; cold cache): p50 {e2e['cold']['p50_ms']:8.2f} ms"
-                     f"  p95 {e2e['cold']['p95_ms']:8.2f} ms")
-        lines.append(f"hybrid END TO END (same queries, cached vectors)  : p50 {e2e['cached']['p50_ms']:8.2f} ms"
-                     f"  p95 {e2e['cached']['p95_ms']:8.2f} ms")
-        lines.append(f"ratio end-to-end/(fts_or+numpy_scan+query embedding): p50 "
-                     f"{e2e['ratio_p50_vs_baselines_plus_embedding']:.2f}x")
+        lines.append("-- END TO END, what a person waits for: the query embedded by the real model INSIDE each"
+                     " timed call --")
+        for key, label in (("cold", "ours hybrid, new query"), ("cached", "ours hybrid, repeated query"),
+                           ("baseline_cold", "baseline, new query")):
+            lines.append(f"{label:<28}: p50 {e2e[key]['p50_ms']:8.2f} ms  p95 {e2e[key]['p95_ms']:8.2f} ms")
+        lines.append("  (baseline: the same work plainly, one step after another — embed with the same model,"
+                     " FTS5 OR top 10, numpy full scan top 10; ours also embeds while its keyword stage runs)")
+        ratio_e2e = e2e["ratio_cold_vs_baseline_cold"]
+        lines.append(f"ratio ours/baseline, new query: p50 {ratio_e2e['p50']:6.2f}x  p95 {ratio_e2e['p95']:6.2f}x")
+        lines += _target_lines(r["size"], e2e["cold"], ratio_e2e["p50"], ratio["hybrid/(fts_or+numpy_scan)"]["p50"])
     ing = r.get("ingest_pipeline")
     if ing:
         lines.append(f"ingest with embedding, app path ({ing['facts']:,} facts, one remember each, Backfiller"
@@ -182,6 +193,21 @@ def format_report(r: dict[str, Any]) -> str:
     lines.append(f"peak RSS                 : {r['peak_rss_mb']:,.0f} MB (ours; "
                  f"{r['peak_rss_with_baselines_mb']:,.0f} MB with the baselines' own matrix)")
     return "\n".join(lines)
+
+
+def _target_lines(size: int, cold: dict[str, float], ratio_p50: float, given_ratio: float) -> list[str]:
+    """Issue 10's end-to-end targets against this run (printed; timings are never asserted)."""
+    out = []
+    for key, goal in TARGETS.get(size, {}).items():
+        got = cold[key]
+        out.append(f"{'PASS' if got <= goal else 'FAIL'}  end to end, new query, {key[:3]} {got:.2f} ms <= {goal:g} ms")
+    if size == 10_000:
+        verdict = "PASS" if given_ratio <= TARGET_RATIO else "FAIL"
+        out.append(f"{verdict}  query vector given, hybrid/(fts_or+numpy_scan) p50 {given_ratio:.2f}x"
+                   f" <= {TARGET_RATIO:g}x")
+        out.append(f"{'PASS' if ratio_p50 <= TARGET_RATIO else 'FAIL'}  end to end ours/baseline p50 {ratio_p50:.2f}x"
+                   f" <= {TARGET_RATIO:g}x")
+    return out
 
 
 def _child(size: int, keep: bool, no_model: bool, real: int, ingest: int) -> None:

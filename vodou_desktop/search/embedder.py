@@ -9,6 +9,10 @@ The model is one replaceable part: its width comes from the loaded model (``dim`
 mixed with its own (search/vectors.py loads only this model's; search/backfill.py re-embeds the
 others). Once loaded, one dummy encode warms it, so the first search does not pay the warm-up,
 and query vectors are kept in a bounded LRU cache (a repeated query costs no model call).
+A query (one text) runs on one intra-op thread and, for a transformer + mean-pooling model checked
+at load to give the same vectors, straight through the model's modules (``_forward``); batches go
+through ``SentenceTransformer.encode`` on torch's default threads. ``submit_one`` hands back a
+Future, so search can run its keyword stage while the model embeds the query.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +34,13 @@ import numpy as np
 log = logging.getLogger(__name__)
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 QUERY_CACHE_SIZE = 512  # query vectors kept (384 floats each: ~0.8 MB at most for MiniLM)
+DIRECT_TOLERANCE = 1e-5  # largest difference per component allowed between the direct path and encode
+
+
+def _torch() -> Any:
+    import torch
+
+    return torch
 
 
 class EmbedderState(enum.StrEnum):
@@ -59,11 +71,13 @@ class Embedder:
         # Every encode runs on the one thread that loaded the model. Called from many threads (the
         # bridge's executor, the backfill), torch's per-thread buffers and the C allocator's
         # per-thread arenas each kept their peak, and the server's memory grew with every new caller.
-        self._jobs: queue.Queue[tuple[list[str], int, Future[np.ndarray]]] = queue.Queue()
+        self._jobs: queue.Queue[tuple[Callable[[], np.ndarray], Future[np.ndarray]]] = queue.Queue()
         self.encode_threads: set[int] = set()  # idents of the threads that ran the model (diagnostics)
         self._state = EmbedderState.OFF if choice == "none" else EmbedderState.LOADING
         self.error: str | None = None
         self._model: Any = None
+        self._direct = False  # single texts through ``_forward`` (checked at load)
+        self._batch_threads = 1  # torch's intra-op threads for batches: its default, read at load
         self._ready = threading.Event()
         self._lock = threading.Lock()
         self._listeners: list[Callable[[EmbedderState], None]] = []
@@ -101,10 +115,10 @@ class Embedder:
         if self._state is not EmbedderState.READY:
             return
         while True:
-            texts, batch_size, done = self._jobs.get()
+            job, done = self._jobs.get()
             if done.set_running_or_notify_cancel():
                 try:
-                    done.set_result(self._encode(texts, batch_size))
+                    done.set_result(job())
                 except BaseException as exc:
                     done.set_exception(exc)
 
@@ -127,6 +141,8 @@ class Embedder:
             if not dim:
                 dim = int(model.encode(["width"], convert_to_numpy=True).shape[1])
             self._model, self.dim = model, int(dim)
+            self._batch_threads = _torch().get_num_threads()
+            self._direct = self._direct_path_agrees()
             self._encode(["warm up the model before the first search"], 1)
             self._set(EmbedderState.READY)
         except Exception as exc:  # any failure means: keyword search only, said once
@@ -145,39 +161,112 @@ class Embedder:
 
     def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
         """Unit-length float32 vectors, one row per text. Raises if the model is not ready."""
+        return self._submit(partial(self._encode, list(texts), batch_size)).result()
+
+    def _submit(self, job: Callable[[], np.ndarray]) -> Future[np.ndarray]:
+        """Run ``job`` on the model's thread (at once when called there); its result as a Future."""
         if not self.ready:
             raise RuntimeError(f"embedder is {self._state.value}")
-        if threading.current_thread() is self._thread:
-            return self._encode(texts, batch_size)
         done: Future[np.ndarray] = Future()
-        self._jobs.put((list(texts), batch_size, done))
-        return done.result()
+        if threading.current_thread() is self._thread:
+            done.set_running_or_notify_cancel()
+            try:
+                done.set_result(job())
+            except BaseException as exc:
+                done.set_exception(exc)
+        else:
+            self._jobs.put((job, done))
+        return done
 
     def _encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
+        """On the model's thread. One text (a query) runs on one intra-op thread: for a few tokens,
+        a second thread costs more in hand-offs than it saves (one query ~17 ms against ~21 ms here),
+        while a batch runs about twice as fast on two. Switching costs well under a microsecond."""
         self.encode_threads.add(threading.get_ident())
+        single = len(texts) == 1
+        torch = _torch()
+        threads = 1 if single else self._batch_threads
         with self._lock:
+            if torch.get_num_threads() != threads:
+                torch.set_num_threads(threads)
+            if single and self._direct:
+                return self._forward(list(texts))
             vectors = self._model.encode(
                 list(texts), batch_size=batch_size, normalize_embeddings=True,
                 convert_to_numpy=True, show_progress_bar=False,
             )
         return np.asarray(vectors, dtype=np.float32)
 
+    def _forward(self, texts: list[str]) -> np.ndarray:
+        """The model's own modules called directly — tokenizer, transformer, mean over the tokens,
+        unit length — without ``SentenceTransformer.encode``'s per-call work (~5 ms a query here).
+        Used only for a model of exactly that shape whose vectors it was checked to reproduce."""
+        torch = _torch()
+        first = self._model[0]
+        enc = first.tokenizer(texts, padding=True, truncation="longest_first",
+                              max_length=self._model.max_seq_length, return_tensors="pt")
+        with torch.inference_mode():
+            tokens = first.auto_model(**enc).last_hidden_state
+            mask = enc["attention_mask"].unsqueeze(-1).to(tokens.dtype)
+            mean = (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            unit = torch.nn.functional.normalize(mean, p=2, dim=1)
+        return np.asarray(unit.numpy(), dtype=np.float32)
+
+    def _direct_path_agrees(self) -> bool:
+        """Whether ``_forward`` may stand in for ``encode``: the model is a transformer, mean
+        pooling and normalisation, and gives the same vectors both ways (to 1e-5) on a short and a
+        truncated text. Any other model always goes through ``encode``."""
+        model = self._model
+        try:
+            names = [type(m).__name__ for m in model]
+            if names not in (["Transformer", "Pooling", "Normalize"], ["Transformer", "Pooling"]):
+                return False
+            if getattr(model[1], "pooling_mode", None) != "mean" or not hasattr(model[0], "auto_model"):
+                return False
+            model.eval()
+            samples = ["where did I put the spare key", "a long text " * 400]
+            for text in samples:
+                reference = model.encode([text], normalize_embeddings=True, convert_to_numpy=True,
+                                         show_progress_bar=False)
+                if not np.allclose(self._forward([text]), reference, rtol=0, atol=DIRECT_TOLERANCE):
+                    log.info("Embedding model %s: direct path disagrees; using encode", self.model_name)
+                    return False
+            return True
+        except Exception:
+            log.info("Embedding model %s: no direct path; using encode", self.model_name, exc_info=True)
+            return False
+
     def encode_one(self, text: str) -> np.ndarray:
         """One query's vector, from the LRU cache when the same text was asked recently.
 
         The returned array is read-only (it may be shared with the next caller)."""
+        return self.submit_one(text).result()
+
+    def submit_one(self, text: str) -> Future[np.ndarray]:
+        """``encode_one`` without waiting: the caller works on while the model thread embeds
+        (search runs its keyword stage meanwhile). A cached vector comes back already done."""
         with self._cache_lock:
             hit = self._cache.get(text)
             if hit is not None:
                 self._cache.move_to_end(text)
-                return hit
-        vector = self.encode([text])[0]
+                done: Future[np.ndarray] = Future()
+                done.set_result(hit)
+                return done
+        return self._submit(partial(self._query_vector, text))
+
+    def _query_vector(self, text: str) -> np.ndarray:
+        vector = self._encode([text], 1)[0]
         vector.flags.writeable = False
         with self._cache_lock:
             self._cache[text] = vector
             while len(self._cache) > QUERY_CACHE_SIZE:
                 self._cache.popitem(last=False)
         return vector
+
+    @property
+    def direct_path(self) -> bool:
+        """Whether single texts skip ``SentenceTransformer.encode`` (see ``_forward``)."""
+        return self._direct
 
     @property
     def cached_queries(self) -> int:

@@ -12,14 +12,20 @@ weighted (SEARCH-2).
 
 Hard predicates (project wall, soft delete, supersession, no document chunks) are applied by the
 vault's query builder on every path, neighbours included; the vector path only proposes ids.
+
+Speed (bench/search.py, end to end): the query is embedded on the model's thread while this thread
+runs the keyword stage; candidates are ranked on light rows (``query.rank_rows``: tier, duplicate
+status, scope) and full facts are read only for the results returned and their neighbours.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -46,6 +52,7 @@ VECTOR_POOL = 100
 NEIGHBOUR_POOL = 50
 PRE_BLEND = FusionParams(method="zscore", keyword_weight=0.5)
 COMMON_TERM_MIN = 2_000
+COMMON_MEMO_SIZE = 10_000  # terms whose commonness is remembered until the vault changes
 MAX_QUERY_CHARS = 10_000
 
 
@@ -79,9 +86,23 @@ class Candidates:
     found_by_vector: set[int]
     before: dict[int, int]  # id -> the visible turn before it
     after: dict[int, int]
-    facts: dict[int, Fact]
+    facts: dict[int, q.RankRow]  # every candidate the filter lets through: what ranking weighs of it
     semantic: bool
     anchors: set[int] = field(default_factory=set)  # the ids whose neighbours were read
+    filt: FactFilter = field(default_factory=FactFilter)  # the filter they were gathered under
+
+
+class _Scored(NamedTuple):
+    score: float
+    id: int
+    from_before: float
+    from_after: float
+    tier_w: float
+    dup_w: float
+    scope_w: float
+
+
+_Norms = tuple[dict[int, float], dict[int, float], dict[int, float], float]  # fused, kw norm, vector norm, kw weight
 
 
 class SearchService:
@@ -92,6 +113,7 @@ class SearchService:
         model = getattr(embedder, "model_id", DEFAULT_MODEL)  # an index holds its embedder's vectors only
         self.index = index if index is not None else VectorIndex(vault, model=model)
         self.params = params
+        self._local = threading.local()  # per thread: its reader connection's common-term memo
 
     @property
     def semantic(self) -> bool:
@@ -104,19 +126,53 @@ class SearchService:
         filt = FactFilter(project=filt) if isinstance(filt, str) else filt or FactFilter()
         k = max(1, min(int(k), MAX_K))
         cands = self.gather(text, filt)
-        results = self.rank(cands, self.params, scope, limit=k)
-        return self._with_neighbours(results, cands, filt)
+        scored, norms = self._score(cands, self.params, scope)
+        scored = scored[:k]
+        # The results' neighbours (read here for results that were not anchors), then every full fact
+        # shown — the results and their neighbours — in one read.
+        before, after = dict(cands.before), dict(cands.after)
+        missing = [t.id for t in scored if t.id not in cands.anchors]
+        if missing:
+            _place(self.vault.read(partial(q.thread_neighbour_ids, ids=missing, f=filt)), before, after)
+        shown = {t.id for t in scored}
+        shown |= {x for i in shown for x in (before.get(i), after.get(i)) if x is not None}
+        facts = self._hydrate(shown, filt)
+        results = self._results(cands, self.params, scope, scored, norms, facts, explain=True)
+        return [replace(r, before=facts.get(before.get(r.fact.id, -1)), after=facts.get(after.get(r.fact.id, -1)))
+                for r in results]
 
     # -- candidates ----------------------------------------------------------------------
     def gather(self, text: str, filt: FactFilter, params: FusionParams | None = None) -> Candidates:
+        """Every candidate with its raw scores.
+
+        The query is embedded on the model's thread while this thread runs the keyword stage, so a
+        new query costs about the longer of the two, not their sum."""
         params = params or self.params
         text = (text or "")[:MAX_QUERY_CHARS]
+        pending = self.embedder.submit_one(text) if self.semantic and text.strip() else None  # type: ignore[union-attr]
+        try:
+            return self._gather(text, filt, params, pending)
+        finally:
+            if pending is not None:
+                pending.cancel()  # only when the keyword stage raised before the vector was needed
+
+    def _gather(self, text: str, filt: FactFilter, params: FusionParams,
+                pending: Future[np.ndarray] | None) -> Candidates:
         kw = {i: -s for i, s in self._keyword(text, filt, KEYWORD_POOL, params.context_weight).items()}
-        qvec = self.embedder.encode_one(text) if self.semantic and text.strip() else None  # type: ignore[union-attr]
+        # While the model is still embedding the query, read what the keyword candidates will need
+        # anyway: their stored vectors (for their cosines) and their ranking rows.
+        stored: dict[int, bytes] = {}
+        rows: dict[int, q.RankRow] = {}
+        if pending is not None and not pending.done() and kw:
+            stored = dict(self._stored(set(kw)))
+            rows = self._rank_rows(set(kw), filt)
+        qvec = pending.result() if pending is not None else None
         vec = self._nearest(qvec, filt, VECTOR_POOL) if qvec is not None else {}
         found_by_vector = set(vec)
         if qvec is not None:
-            vec.update(self._cosines(qvec, set(kw) - set(vec)))
+            unscored = set(kw) - set(vec)
+            vec.update(_dots(qvec, [(i, stored[i]) for i in sorted(unscored) if i in stored]
+                             if stored else self._stored(unscored)))
         cands = Candidates(kw, vec, found_by_vector, {}, {}, {}, qvec is not None)
         # Neighbours of the best candidates by a plain blend (a fixed number, whatever k or the fusion).
         pre = _fusion(cands, PRE_BLEND, sorted(set(kw) | set(vec)))[0]
@@ -126,8 +182,17 @@ class SearchService:
         extra = (set(cands.before.values()) | set(cands.after.values())) - set(kw) - set(vec)
         if qvec is not None and extra:
             vec.update(self._cosines(qvec, extra))
-        cands.facts = self._hydrate(set(kw) | set(vec) | extra, filt)
+        if not rows and kw:
+            rows = self._rank_rows(set(kw), filt)
+        rows.update(self._rank_rows((set(vec) | extra) - set(kw), filt))
+        cands.facts = rows
+        cands.filt = filt
         return cands
+
+    def _rank_rows(self, ids: set[int], filt: FactFilter) -> dict[int, q.RankRow]:
+        if not ids:
+            return {}
+        return {r.id: r for r in self.vault.read(partial(q.rank_rows, ids=sorted(ids), f=filt))}
 
     def _keyword(self, text: str, filt: FactFilter, pool: int, context_weight: float) -> dict[int, float]:
         """bm25 per id (lower is better in SQLite), best ``pool`` of the rows holding any of the
@@ -138,14 +203,33 @@ class SearchService:
         terms = keyword.terms(text)
         if not terms:
             return {}
-        common = set(self.vault.read(lambda c: _common_terms(c, terms)))
-        rare = [t for t in terms if t not in common]
-        expr = (keyword.any_of_rare(rare, [t for t in terms if t in common]) if rare
-                else keyword.match_expression(" ".join(terms), "and"))
-        if expr is None:
-            return {}
-        return dict(self.vault.read(partial(q.keyword_search, match=expr, f=filt, limit=pool,
-                                            context_weight=context_weight)))
+        def run(conn: Any) -> dict[int, float]:
+            common = self._common_terms(conn, terms)
+            rare = [t for t in terms if t not in common]
+            expr = (keyword.any_of_rare(rare, [t for t in terms if t in common]) if rare
+                    else keyword.match_expression(" ".join(terms), "and"))
+            if expr is None:
+                return {}
+            return dict(q.keyword_search(conn, expr, filt, pool, context_weight))
+
+        return self.vault.read(run)
+
+    def _common_terms(self, conn: Any, terms: list[str]) -> set[str]:
+        """The query's common terms (see ``_keyword``), remembered per reader connection until the
+        vault changes (SQLite's ``data_version`` moves when another connection commits): a term
+        costs an index read once per change of the vault, not once per query."""
+        version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+        memo = getattr(self._local, "common", None)
+        if memo is None or memo[0] is not conn or memo[1] != version:
+            memo = (conn, version, _common_cap(conn), {})
+            self._local.common = memo
+        known: dict[str, bool] = memo[3]
+        if len(known) > COMMON_MEMO_SIZE:
+            known.clear()
+        for t in terms:
+            if t not in known:
+                known[t] = q.term_is_common(conn, keyword.quote(t), memo[2])
+        return {t for t in terms if known[t]}
 
     def _vector(self, text: str, filt: FactFilter, pool: int) -> dict[int, float]:
         """The vector path alone for ``text`` (bench.search times it)."""
@@ -156,19 +240,37 @@ class SearchService:
         n, total = pool * 4, len(self.index)
         while True:
             cands = self.index.top(qvec, n)
-            ok = self.vault.read(partial(q.allowed_ids, ids=[i for i, _ in cands], f=filt))
-            found = {i: s for i, s in cands if i in ok and s >= MIN_COSINE}
+            found = self._allowed_best(cands, filt, pool)
             if len(found) >= pool or n >= total or (cands and cands[-1][1] < MIN_COSINE):
                 return dict(sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))[:pool])
             n *= 8
 
+    def _allowed_best(self, cands: list[tuple[int, float]], filt: FactFilter, pool: int) -> dict[int, float]:
+        """The candidates (best first) at or above ``MIN_COSINE`` that pass the filter, checked a part
+        at a time: once ``pool`` pass and the next unchecked cosine is below the ``pool``-th best
+        found, the rest cannot enter the top ``pool`` and are not looked up (each costs a row read)."""
+        eligible = [(i, s) for i, s in cands if s >= MIN_COSINE]
+        found: dict[int, float] = {}
+        start, step = 0, max(1, pool * 3)
+        while start < len(eligible):
+            part = eligible[start : start + step]
+            ok = self.vault.read(partial(q.allowed_ids, ids=[i for i, _ in part], f=filt))
+            found.update((i, s) for i, s in part if i in ok)
+            start, step = start + step, len(eligible)
+            if start < len(eligible) and len(found) >= pool:
+                if eligible[start][1] < sorted(found.values(), reverse=True)[pool - 1]:
+                    break
+        return found
+
     def _cosines(self, qvec: np.ndarray, ids: set[int]) -> dict[int, float]:
         """Exact cosines of candidates the vector path did not propose (stored vectors of its model)."""
+        return _dots(qvec, self._stored(ids))
+
+    def _stored(self, ids: set[int]) -> list[tuple[int, bytes]]:
+        """The stored vectors (of the index's model) of ``ids``, in id order."""
         if not ids:
-            return {}
-        rows = self.vault.read(lambda c: q.embeddings_for(c, sorted(ids), self.index.model))
-        width = qvec.shape[0] * 4
-        return {i: float(np.frombuffer(b, dtype="<f4") @ qvec) for i, b in rows if len(b) == width}
+            return []
+        return self.vault.read(lambda c: q.embeddings_for(c, sorted(ids), self.index.model))
 
     def _hydrate(self, ids: set[int], filt: FactFilter) -> dict[int, Fact]:
         if not ids:
@@ -179,29 +281,48 @@ class SearchService:
     def rank(self, cands: Candidates, params: FusionParams, scope: str | None = None,
              explain: bool = True, limit: int | None = None) -> list[SearchResult]:
         """The candidates, best first (the best ``limit`` when given): fused, shared with their
-        neighbours, weighted. The factors are built only for what is returned; ``explain`` false
-        leaves them out (bench.tune ranks each question under many configurations)."""
+        neighbours, weighted. Full facts are read and the factors built only for what is returned;
+        ``explain`` false leaves the factors out (bench.tune ranks each question many times)."""
+        scored, norms = self._score(cands, params, scope)
+        scored = scored[:limit]
+        facts = self._hydrate({t.id for t in scored}, cands.filt)
+        return self._results(cands, params, scope, scored, norms, facts, explain)
+
+    def _score(self, cands: Candidates, params: FusionParams, scope: str | None) -> tuple[list[_Scored], _Norms]:
+        """Every candidate's final score and its weights, best first; and the fusion's figures."""
         ids = sorted(cands.facts)
-        fused, kw_norm, vec_norm, w_kw = _fusion(cands, params, ids)
-        scored: list[tuple[float, int, float, float, float, float, float]] = []
+        norms = _fusion(cands, params, ids)
+        fused = norms[0]
+        scored: list[_Scored] = []
         for i in ids:
-            fact = cands.facts[i]
+            row = cands.facts[i]
             prev, nxt = cands.before.get(i), cands.after.get(i)
             from_before = params.before_share * fused.get(prev, 0.0) if prev is not None else 0.0
             from_after = params.after_share * fused.get(nxt, 0.0) if nxt is not None else 0.0
             if i not in cands.kw and i not in cands.found_by_vector and from_before + from_after <= 0:
                 continue  # only a neighbour, and it took nothing from the turn it is next to
             shared = fused[i] + from_before + from_after
-            tier_w = TIER_WEIGHTS.get(fact.tier, 1.0)
-            dup_w = 1.0 if fact.is_canonical else DUPLICATE_WEIGHT
-            scope_w = SCOPE_WEIGHT if scope and fact.scope == scope else 1.0
-            scored.append((shared * tier_w * dup_w * scope_w, i, from_before, from_after, tier_w, dup_w, scope_w))
-        scored.sort(key=lambda t: (-t[0], -t[1]))
+            tier_w = TIER_WEIGHTS.get(row.tier, 1.0)
+            dup_w = 1.0 if row.is_canonical else DUPLICATE_WEIGHT
+            scope_w = SCOPE_WEIGHT if scope and row.scope == scope else 1.0
+            scored.append(_Scored(shared * tier_w * dup_w * scope_w, i, from_before, from_after, tier_w, dup_w,
+                                  scope_w))
+        scored.sort(key=lambda t: (-t.score, -t.id))
+        return scored, norms
+
+    @staticmethod
+    def _results(cands: Candidates, params: FusionParams, scope: str | None, scored: list[_Scored],
+                 norms: _Norms, facts: dict[int, Fact], explain: bool) -> list[SearchResult]:
+        """``scored`` as results (a fact hidden since the candidates were read is left out)."""
+        fused, kw_norm, vec_norm, w_kw = norms
         results = []
-        for score, i, from_before, from_after, tier_w, dup_w, scope_w in scored[:limit]:
-            fact = cands.facts[i]
+        for t in scored:
+            i = t.id
+            fact = facts.get(i)
+            if fact is None:
+                continue
             prev, nxt = cands.before.get(i), cands.after.get(i)
-            shared = fused[i] + from_before + from_after
+            shared = fused[i] + t.from_before + t.from_after
             factors = {
                 "path": "hybrid" if cands.semantic else "keyword",
                 "keyword_bm25": round(-cands.kw[i], 6) if i in cands.kw else None,
@@ -209,29 +330,15 @@ class SearchService:
                 "vector_cosine": round(cands.vec[i], 6) if i in cands.vec else None,
                 "vector_norm": round(vec_norm[i], 6),
                 "fusion": params.method, "keyword_weight": round(w_kw, 6), "fused": round(fused[i], 6),
-                "before_id": prev, "from_before": round(from_before, 6),
-                "after_id": nxt, "from_after": round(from_after, 6), "shared": round(shared, 6),
-                "tier": fact.tier, "tier_weight": tier_w,
-                "canonical": fact.is_canonical, "duplicate_weight": dup_w,
-                "scope": fact.scope, "query_scope": scope, "scope_weight": scope_w,
-                "final": round(score, 6),
+                "before_id": prev, "from_before": round(t.from_before, 6),
+                "after_id": nxt, "from_after": round(t.from_after, 6), "shared": round(shared, 6),
+                "tier": fact.tier, "tier_weight": t.tier_w,
+                "canonical": fact.is_canonical, "duplicate_weight": t.dup_w,
+                "scope": fact.scope, "query_scope": scope, "scope_weight": t.scope_w,
+                "final": round(t.score, 6),
             } if explain else {}
-            results.append(SearchResult(fact, score, factors))
+            results.append(SearchResult(fact, t.score, factors))
         return results
-
-    def _with_neighbours(self, results: list[SearchResult], cands: Candidates,
-                         filt: FactFilter) -> list[SearchResult]:
-        """Each result with the turns before and after it (read for those the ranking did not see)."""
-        missing = [r.fact.id for r in results if r.fact.id not in cands.anchors]
-        before, after = dict(cands.before), dict(cands.after)
-        if missing:
-            _place(self.vault.read(partial(q.thread_neighbour_ids, ids=missing, f=filt)), before, after)
-        wanted = {x for r in results for x in (before.get(r.fact.id), after.get(r.fact.id)) if x is not None}
-        facts = dict(cands.facts)
-        facts.update(self._hydrate(wanted - set(facts), filt))
-        return [replace(r, before=facts.get(before.get(r.fact.id, -1)), after=facts.get(after.get(r.fact.id, -1)))
-                for r in results]
-
 
 def _place(rows: list[tuple[int, int, int]], before: dict[int, int], after: dict[int, int]) -> None:
     """Record each anchor's neighbours, and the anchor as its neighbour's neighbour."""
@@ -257,7 +364,12 @@ def _fusion(cands: Candidates, params: FusionParams,
     return {i: w * kw_norm[i] + (1 - w) * vec_norm[i] for i in ids}, kw_norm, vec_norm, w
 
 
-def _common_terms(conn: Any, terms: list[str]) -> list[str]:
-    """The terms found in more than 1% of chunks (and more than ``COMMON_TERM_MIN``)."""
-    cap = max(COMMON_TERM_MIN, q.chunk_count_estimate(conn) // 100)
-    return [t for t in terms if q.term_is_common(conn, keyword.quote(t), cap)]
+def _dots(qvec: np.ndarray, rows: list[tuple[int, bytes]]) -> dict[int, float]:
+    """Cosine per id of stored unit vectors (a row of another width is left out)."""
+    width = qvec.shape[0] * 4
+    return {i: float(np.frombuffer(b, dtype="<f4") @ qvec) for i, b in rows if len(b) == width}
+
+
+def _common_cap(conn: Any) -> int:
+    """A term is common when found in more chunks than this: 1% of them, and ``COMMON_TERM_MIN``."""
+    return max(COMMON_TERM_MIN, q.chunk_count_estimate(conn) // 100)

@@ -25,11 +25,23 @@ Success = Callable[[Any], None]
 Failure = Callable[[BaseException], None]
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Delivery:
+    """What a finished op hands to the GUI thread. The GUI thread empties it (``take``), so every
+    object the op held (the work, its callbacks, the widgets they reference, the result) is released
+    there: a Qt object whose last reference dropped on a worker thread would be destroyed off the GUI
+    thread, and Qt crashes on that."""
+
     owner: QObject | None
     callback: Callable[[Any], None] | None
     value: Any
+    held: tuple[Any, ...] = ()  # the work and both callbacks, whichever one is called
+
+    def take(self) -> tuple[QObject | None, Callable[[Any], None] | None, Any, tuple[Any, ...]]:
+        out = (self.owner, self.callback, self.value, self.held)
+        self.owner = self.callback = self.value = None
+        self.held = ()
+        return out
 
 
 class Ops(QObject):
@@ -57,23 +69,30 @@ class Ops(QObject):
             log.debug("dropping work submitted after shutdown: %r", work)
             return
         self.pending += 1
+        # The job keeps its references in a list it empties, then hands them over in the delivery:
+        # no reference to the work or its callbacks stays with the worker thread (see _Delivery).
+        held: list[Any] = [work, on_success, on_failure, owner]
 
         def job() -> None:
+            todo, ok, failed, who = held
+            held.clear()
             try:
-                value = work()
+                delivery = _Delivery(who, ok, todo(), (todo, ok, failed))
             except BaseException as exc:  # delivered to the GUI thread, never swallowed
-                self._finished.emit(_Delivery(owner, on_failure or self.report, exc))
-                return
-            self._finished.emit(_Delivery(owner, on_success, value))
+                delivery = _Delivery(who, failed or self.report, exc, (todo, ok, failed))
+            del todo, ok, failed, who
+            self._finished.emit(delivery)
+            del delivery  # the worker's last hold on it; its contents are the GUI thread's to release
 
         self._pool.submit(job)
 
     def _deliver(self, delivery: _Delivery) -> None:
         self.pending -= 1
-        if delivery.owner is not None and not shiboken6.isValid(delivery.owner):
+        owner, callback, value, _held = delivery.take()
+        if owner is not None and not shiboken6.isValid(owner):
             return  # the widget that asked is gone
-        if delivery.callback is not None:
-            delivery.callback(delivery.value)
+        if callback is not None:
+            callback(value)
 
     def report(self, exc: BaseException) -> None:
         if isinstance(exc, KnownError):

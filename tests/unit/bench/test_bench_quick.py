@@ -12,7 +12,10 @@ import pytest
 from bench import fusion
 from bench.corpus import MAX_WORDS, chunks, queries
 from bench.search import format_report, run_size
+from vodou_desktop.search.embedder import Embedder
 from vodou_desktop.search.keyword import terms
+from vodou_desktop.search.vectors import VectorIndex
+from vodou_desktop.vault import Vault
 
 LATENCY_PATHS = {"keyword", "vector", "hybrid"}
 BASELINES = {"fts_or", "numpy_scan"}
@@ -72,6 +75,32 @@ def test_fusion_set_is_consistent() -> None:
 def test_fusion_metrics() -> None:
     assert fusion.metrics([3, 1, 2], [1]) == (0.5, 1.0)
     assert fusion.metrics([7, 8, 9, 10, 11, 1], [1, 2]) == (1 / 6, 0.0)
+
+
+def test_end_to_end_embeds_inside_each_call_beside_a_baseline_doing_the_same_work(
+        tiny_report: dict, tmp_path: Path, model: Embedder) -> None:
+    """The end-to-end figures include the query embedding on both sides, and the report says so."""
+    from bench import measure
+    from bench.build import build
+
+    vault = Vault.open(tmp_path / "e2e.sqlite")
+    try:
+        build(vault, 120, model, real=120)
+        index = VectorIndex(vault, model=model.model_id)
+        index.load()
+        cases = measure.cases_for(queries(8), ["p1", "p2"])
+        e2e = measure.end_to_end(vault, model, index, cases, measure.load_matrix(vault))
+        index.close()
+    finally:
+        vault.close()
+    assert set(e2e) == {"cold", "cached", "baseline_cold"}
+    assert model.cached_queries >= len({t for t, _ in cases})  # the baseline embedded every query too
+    report = dict(tiny_report, size=10_000, end_to_end={k: {"p50_ms": v.p50, "p95_ms": v.p95} for k, v in e2e.items()})
+    report["end_to_end"]["ratio_cold_vs_baseline_cold"] = {"p50": 1.5, "p95": 1.4}
+    text = format_report(report)
+    assert "embedding EXCLUDED on both sides" in text and "query embedded by the real model INSIDE" in text
+    assert "baseline, new query" in text and "end to end, new query, p50" in text
+    assert "end to end ours/baseline p50 1.50x <= 3x" in text
 
 
 def test_ingest_rates_reports_both_paths_in_wall_and_cpu_time(vault, model) -> None:  # type: ignore[no-untyped-def]

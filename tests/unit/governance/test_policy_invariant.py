@@ -260,6 +260,8 @@ def _leaks(value: Any, hidden: set[int], top: bool = True) -> list[Any]:
         return [value] if value.id in hidden or host_hit else []
     if isinstance(value, Document):
         return [value] if HIDDEN_HOST in str(value.page_host) else []
+    if isinstance(value, q.RankRow):
+        return [value] if value.id in hidden else []
     if isinstance(value, (list, tuple, set)):
         return [x for v in value for x in _leaks(v, hidden, top=False)]
     if isinstance(value, dict):
@@ -284,7 +286,7 @@ def test_every_reader_returns_nothing_from_a_forgotten_host(vault: Vault, hidden
     assert vault.read(lambda c: q.count_facts(c, FactFilter(project=ALL_PROJECTS))) == 1
     assert {"get_fact", "list_facts", "keyword_search", "facts_for_page", "page_has_memory",
             "documents_for_page", "list_documents", "thread_neighbour_ids", "facts_for_export",
-            "documents_for_export", "count_documents"} <= set(checked)
+            "documents_for_export", "count_documents", "rank_rows"} <= set(checked)
 
 
 def test_every_page_memory_read_returns_nothing_from_a_forgotten_host(page_memory: PageMemory,

@@ -216,3 +216,44 @@ def test_every_encode_runs_on_the_models_own_thread(model: Embedder) -> None:
     model.encode_one("and the test's own thread asks too")
     assert len(results) == 6 and all(r.shape == (1, 384) for r in results)
     assert model._thread is not None and model.encode_threads == {model._thread.ident}
+
+
+QUERY_TEXTS = ["where is the spare key", "Herons nest in colonies!", "  padded   query  ",
+               "ünïcödé — an emoji 🐦 and a date 2023-05-07", "x", "word " * 600]
+
+
+def test_a_single_text_goes_straight_through_the_model_with_the_vectors_encode_gives(model: Embedder) -> None:
+    """Queries skip SentenceTransformer.encode (its per-call work) on one thread; the vectors agree
+    with encode's to 1e-5, truncation included, and batches still go through encode unchanged."""
+    assert model.direct_path
+    reference = model._submit(lambda: model._model.encode(  # the library's own path, on the model thread
+        QUERY_TEXTS, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)).result()
+    singles = np.stack([model.encode([t])[0] for t in QUERY_TEXTS])
+    assert np.abs(singles - reference).max() <= embedder_module.DIRECT_TOLERANCE
+    assert np.array_equal(model.encode(QUERY_TEXTS), reference)
+
+
+def test_submit_one_embeds_on_the_model_thread_while_the_caller_works_on(model: Embedder) -> None:
+    model.clear_query_cache()
+    pending = model.submit_one("a query embedded in the background")
+    vector = pending.result(60)
+    assert np.allclose(vector, model.encode(["a query embedded in the background"])[0], atol=1e-5)
+    again = model.submit_one("a query embedded in the background")
+    assert again.done() and again.result() is vector  # from the cache, already done
+    assert model._thread is not None and model.encode_threads == {model._thread.ident}
+
+
+def test_a_model_of_another_shape_or_that_disagrees_keeps_encode(second_model: Embedder,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The direct path is taken only for a transformer + mean pooling model whose vectors it
+    reproduces: the projected model (an extra Dense layer) and a model failing the check use encode."""
+    assert not second_model.direct_path
+    vector = second_model.encode(["sourdough rye"])[0]
+    assert vector.shape == (SECOND_DIM,)
+    monkeypatch.setattr(embedder_module, "DIRECT_TOLERANCE", -1.0)  # no difference is small enough
+    strict = Embedder("default").start()
+    assert strict.wait(300) is EmbedderState.READY, strict.error
+    assert not strict.direct_path
+    reference = strict._submit(lambda: strict._model.encode(
+        ["sourdough rye"], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)).result()
+    assert np.array_equal(strict.encode(["sourdough rye"]), reference)

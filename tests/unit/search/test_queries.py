@@ -84,3 +84,19 @@ def test_or_fallback_leaves_out_very_common_terms(keyword_search: SearchService)
     assert [r.fact.id for r in both] == [rare]  # no AND hit; OR over the rare term only
     few = remember(vault, "the quarterly meeting moved to Thursday", Origin(kind="cli"))
     assert {r.fact.id for r in keyword_search.search("quarterly meeting", FactFilter())} == {few}
+
+
+def test_a_term_that_becomes_common_is_seen_as_common_at_once(keyword_search: SearchService,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Which terms are common is remembered between queries, but only until the vault changes."""
+    from vodou_desktop.search import service as service_module
+
+    monkeypatch.setattr(service_module, "COMMON_TERM_MIN", 3)
+    vault = keyword_search.vault
+    apple = remember(vault, "an apple from the orchard", Origin(kind="cli"))
+    pie = remember(vault, "a pie crust recipe", Origin(kind="cli"))
+    assert {r.fact.id for r in keyword_search.search("apple pie", FactFilter())} == {apple, pie}  # both rare: OR
+    for i in range(4):
+        remember(vault, f"apple variety number {i}", Origin(kind="cli"))
+    # "apple" is now in more than 3 memories: common, so only the rows with the rare "pie" are picked
+    assert [r.fact.id for r in keyword_search.search("apple pie", FactFilter())] == [pie]

@@ -1,0 +1,70 @@
+"""How a hybrid query does its work (issue 10's end-to-end speed): the query is embedded while the
+keyword stage runs, and full facts are read only for the results returned and their neighbours."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from typing import Any
+
+import numpy as np
+
+from vodou_desktop.ingest.remember import Origin, remember
+from vodou_desktop.search.backfill import backfill
+from vodou_desktop.search.embedder import Embedder
+from vodou_desktop.search.service import SearchService
+from vodou_desktop.vault import FactFilter, Vault
+
+
+class Watched:
+    """The real model, noting how many SQL statements had run when the query was handed to it."""
+
+    def __init__(self, model: Embedder, statements: list[str]) -> None:
+        self.model, self.statements = model, statements
+        self.model_id, self.ready = model.model_id, True
+        self.submitted_after: list[int] = []
+
+    def submit_one(self, text: str) -> Future[np.ndarray]:
+        self.submitted_after.append(len(self.statements))
+        return self.model.submit_one(text)
+
+    def encode_one(self, text: str) -> np.ndarray:
+        self.submitted_after.append(len(self.statements))
+        return self.model.encode_one(text)
+
+
+def _trace(vault: Vault) -> list[tuple[str, Any]]:
+    statements: list[tuple[str, Any]] = []
+
+    def tracer(cursor: Any, sql: str, bindings: Any) -> bool:
+        statements.append((sql, bindings))
+        return True
+
+    vault.reader().exec_trace = tracer
+    return statements
+
+
+def test_the_query_is_embedded_before_the_keyword_stage_runs(vault: Vault, model: Embedder) -> None:
+    target = remember(vault, "The wombat sleeps in a burrow under the garden", Origin(kind="cli"))
+    statements = _trace(vault)
+    watched = Watched(model, statements)  # type: ignore[arg-type]
+    service = SearchService(vault, watched)  # type: ignore[arg-type]
+    model.clear_query_cache()
+    results = service.search("where does the wombat sleep", FactFilter())
+    vault.reader().exec_trace = None
+    assert [r.fact.id for r in results][:1] == [target]
+    assert watched.submitted_after == [0]  # handed to the model thread before any SQL ran
+    assert any("chunks_fts MATCH" in sql for sql, _ in statements)
+
+
+def test_full_facts_are_read_only_for_the_results_and_their_neighbours(hybrid_search: SearchService) -> None:
+    vault = hybrid_search.vault
+    ids = [remember(vault, f"heron sighting number {i} by the lake", Origin(kind="cli")) for i in range(40)]
+    backfill(vault, hybrid_search.embedder)  # type: ignore[arg-type]
+    statements = _trace(vault)
+    results = hybrid_search.search("heron sighting", FactFilter(), k=3)
+    vault.reader().exec_trace = None
+    assert len(results) == 3 and {r.fact.id for r in results} <= set(ids)
+    full_reads = [b for sql, b in statements if "c.text" in sql]
+    hydrated = {x for b in full_reads for x in (b or ()) if isinstance(x, int) and x in set(ids)}
+    shown = {r.fact.id for r in results} | {n.id for r in results for n in (r.before, r.after) if n is not None}
+    assert hydrated == shown  # not the 40 candidates
