@@ -187,29 +187,83 @@ def vector_recall(index: VectorIndex, qvecs: Sequence[np.ndarray], k: int = 10) 
     return float(np.mean(shares)) if shares else 1.0
 
 
-def ingest_rates(vault: Vault, embedder: Any, texts: Sequence[str]) -> dict[str, float]:
-    """Ingest with embedding through the app's own path, against the raw embedder on the same texts.
+RAW_BATCH_SIZES = (32, 64, 128)  # the raw embedder is tried at each; its best (least CPU) is the baseline
 
-    The app's path, into ``vault`` as it is (its size sets the cost of on-write grouping): one
-    ``remember`` per fact (its own transaction, as the bridge and the CLI write), while the
-    ``Backfiller`` thread embeds what arrives and groups near-duplicates through the vector index
-    (``Runtime`` wires it the same way). The rate is facts per second from the first write until
-    the last fact has its vector and its group. The raw rate is ``embedder.encode`` alone over the
-    same texts, measured before and after (the mean of both). Both are also given in CPU seconds of
-    this process (all threads): on a shared machine wall-clock rates swing with other work, while
-    CPU per fact says what the pipeline adds to the embedding itself.
+
+def _thread_cpu() -> dict[str, float]:
+    """CPU seconds of each live thread of this process by thread name (Linux; {} elsewhere); threads
+    that Python did not start (the model's worker threads) are summed as ``model workers``."""
+    import os
+    import threading
+
+    names = {t.native_id: t.name for t in threading.enumerate()}
+    out: dict[str, float] = {}
+    try:
+        tids = os.listdir("/proc/self/task")
+        tick = os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, AttributeError):
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        name = names.get(int(tid), "model workers")
+        out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
+def _cpu_split(before: dict[str, float], after: dict[str, float], n: int) -> dict[str, float]:
+    """CPU ms per fact by thread between two ``_thread_cpu`` readings."""
+    return {k: round((after.get(k, 0.0) - before.get(k, 0.0)) / n * 1000, 2)
+            for k in sorted(after) if after.get(k, 0.0) - before.get(k, 0.0) > 0}
+
+
+def _raw(embedder: Any, texts: Sequence[str], batch_size: int) -> tuple[float, float]:
+    """Wall and CPU seconds of ``embedder.encode`` alone over ``texts`` (one call: it orders them by
+    length and pads each batch to its longest, so this is the embedder at its best for them)."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    embedder.encode(list(texts), batch_size=batch_size)
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def _wait_embedded(vault: Vault, filler: Any) -> None:
+    """Until no chunk lacks its vector and the backfill thread has finished (grouping included).
+    Polls every 50 ms (a count over a partial index): its own CPU is far below 1 % of the figure."""
+    from vodou_desktop.vault import query as q
+
+    while vault.read(q.count_unembedded):
+        time.sleep(0.05)
+    filler.idle.wait(120)
+
+
+def ingest_rates(vault: Vault, embedder: Any, texts: Sequence[str],
+                 import_texts: Sequence[str] = ()) -> dict[str, Any]:
+    """Ingest with embedding through the app's own paths, against the raw embedder on the same texts.
+
+    The app's paths, into ``vault`` as it is (its size sets the cost of on-write grouping), with the
+    ``Backfiller`` thread embedding what arrives and grouping near-duplicates through the vector
+    index (``Runtime`` wires it the same way):
+    - ``remember``: one ``remember`` per fact, each its own transaction (the bridge, the CLI, MCP);
+    - ``import`` (when ``import_texts`` are given): a Claude export of those messages, ten per
+      conversation, through ``import_export`` (one transaction per conversation; the extraction keeps
+      the sentences it judges durable, so fewer facts than messages).
+    A rate is facts per second from the first write until the last fact has its vector and its group.
+    The raw rate is ``embedder.encode`` alone over the same texts (the facts stored, for the import)
+    in one call, at each of ``RAW_BATCH_SIZES``; the batch size with the least CPU is the baseline,
+    measured before and after the app path (the mean of both; twice after, for the import). The app
+    path uses the embedder's own default batch size. Every figure is given in wall-clock and in CPU
+    seconds of this process (all threads): on a shared machine wall-clock swings with other work,
+    while CPU per fact says what the pipeline adds to the embedding itself.
     """
     from vodou_desktop.ingest.dedupe import group_via_index
     from vodou_desktop.ingest.remember import Origin, remember
     from vodou_desktop.search.backfill import Backfiller
-    from vodou_desktop.vault import query as q
 
-    def raw() -> tuple[float, float]:
-        t0, c0 = time.perf_counter(), time.process_time()
-        embedder.encode(list(texts))
-        return time.perf_counter() - t0, time.process_time() - c0
-
-    raw_before = raw()
+    n = len(texts)
+    tried = {b: _raw(embedder, texts, b) for b in RAW_BATCH_SIZES}
+    best = min(tried, key=lambda b: tried[b][1])
     index = VectorIndex(vault, model=embedder.model_id)
     index.load()
 
@@ -219,25 +273,71 @@ def ingest_rates(vault: Vault, embedder: Any, texts: Sequence[str]) -> dict[str,
     filler = Backfiller(vault, embedder, embedded=group).start()
     try:
         filler.idle.wait(60)
-        t0, c0 = time.perf_counter(), time.process_time()
+        threads0, t0, c0 = _thread_cpu(), time.perf_counter(), time.process_time()
         for text in texts:
             remember(vault, text, Origin(kind="bench", tool="bench"))
         written = time.perf_counter() - t0
-        while vault.read(q.count_unembedded):
-            time.sleep(0.005)
-        filler.idle.wait(60)
-        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        _wait_embedded(vault, filler)
+        wall, cpu, threads = time.perf_counter() - t0, time.process_time() - c0, _thread_cpu()
+        imported = _import_path(vault, filler, import_texts) if import_texts else None
     finally:
         filler.stop()
         index.close()
-    raw_after = raw()
-    n = len(texts)
-    raw_wall, raw_cpu = (raw_before[0] + raw_after[0]) / 2, (raw_before[1] + raw_after[1]) / 2
-    return {"raw_embedder_per_s": round(n / raw_wall, 1), "ingest_with_embedding_per_s": round(n / wall, 1),
-            "write_only_per_s": round(n / written, 1), "ratio": round(raw_wall / wall, 3),
-            "raw_before_per_s": round(n / raw_before[0], 1), "raw_after_per_s": round(n / raw_after[0], 1),
-            "raw_cpu_ms_per_fact": round(raw_cpu / n * 1000, 2), "ingest_cpu_ms_per_fact": round(cpu / n * 1000, 2),
-            "cpu_ratio": round(raw_cpu / cpu, 3), "facts": n}
+    raw_after = _raw(embedder, texts, best)
+    raw_wall, raw_cpu = (tried[best][0] + raw_after[0]) / 2, (tried[best][1] + raw_after[1]) / 2
+    out: dict[str, Any] = {
+        "facts": n, "raw_batch_size": best, "raw_embedder_per_s": round(n / raw_wall, 1),
+        "raw_before_per_s": round(n / tried[best][0], 1), "raw_after_per_s": round(n / raw_after[0], 1),
+        "raw_cpu_ms_by_batch_size": {b: round(c / n * 1000, 2) for b, (_, c) in tried.items()},
+        "ingest_with_embedding_per_s": round(n / wall, 1), "write_only_per_s": round(n / written, 1),
+        "ratio": round(raw_wall / wall, 3), "raw_cpu_ms_per_fact": round(raw_cpu / n * 1000, 2),
+        "ingest_cpu_ms_per_fact": round(cpu / n * 1000, 2), "cpu_ratio": round(raw_cpu / cpu, 3),
+        "ingest_cpu_ms_by_thread": _cpu_split(threads0, threads, n)}
+    if imported is not None:
+        stored, i_wall, i_cpu, i_threads, i_written = imported
+        m = len(stored)
+        first, second = _raw(embedder, stored, best), _raw(embedder, stored, best)
+        raw_i = ((first[0] + second[0]) / 2, (first[1] + second[1]) / 2)
+        out["import"] = {
+            "messages": len(import_texts), "facts": m, "ingest_with_embedding_per_s": round(m / i_wall, 1),
+            "raw_embedder_per_s": round(m / raw_i[0], 1), "ratio": round(raw_i[0] / i_wall, 3),
+            "raw_cpu_ms_per_fact": round(raw_i[1] / m * 1000, 2), "ingest_cpu_ms_per_fact": round(i_cpu / m * 1000, 2),
+            "cpu_ratio": round(raw_i[1] / i_cpu, 3), "ingest_cpu_ms_by_thread": i_threads,
+            "write_only_per_s": round(m / i_written, 1)}
+    return out
+
+
+def _import_path(vault: Vault, filler: Any, messages: Sequence[str]
+                 ) -> tuple[list[str], float, float, dict[str, float], float]:
+    """A Claude export of ``messages`` (ten per conversation) imported with the backfill thread
+    running: (the facts' texts, wall seconds, CPU seconds, CPU ms per fact by thread, wall seconds
+    of the import's writes alone)."""
+    import json
+    import tempfile
+    from functools import partial
+    from pathlib import Path
+
+    from vodou_desktop.ingest.importer import import_export
+    from vodou_desktop.vault import ALL_PROJECTS
+    from vodou_desktop.vault import query as q
+
+    convs = [{"uuid": f"bench-{i}", "name": f"bench conversation {i}", "created_at": "2024-05-01T10:00:00Z",
+              "chat_messages": [m for j, text in enumerate(messages[i : i + 10]) for m in (
+                  {"uuid": f"bench-{i}-{j}", "sender": "human", "text": text,
+                   "created_at": f"2024-05-01T10:{j:02d}:00Z"},
+                  {"uuid": f"bench-{i}-{j}-r", "sender": "assistant", "text": "Noted.",
+                   "created_at": f"2024-05-01T10:{j:02d}:30Z"})]}
+             for i in range(0, len(messages), 10)]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "conversations.json"
+        path.write_text(json.dumps(convs))
+        threads0, t0, c0 = _thread_cpu(), time.perf_counter(), time.process_time()
+        report = import_export(vault, path, "claude")
+        written = time.perf_counter() - t0
+        _wait_embedded(vault, filler)
+        wall, cpu, threads = time.perf_counter() - t0, time.process_time() - c0, _thread_cpu()
+    facts = vault.read(partial(q.facts_by_ids, ids=report.fact_ids, f=FactFilter(project=ALL_PROJECTS)))
+    return [f.text for f in facts], wall, cpu, _cpu_split(threads0, threads, max(1, len(facts))), written
 
 
 def end_to_end(vault: Vault, embedder: Any, index: VectorIndex, cases: Sequence[tuple[str, FactFilter]],

@@ -30,12 +30,13 @@ OWNER_DIAGNOSTICS = frozenset({"vault/query.py:mixed_batch_tags", "vault/audits.
 # Helpers read and found to be no policy gap, each with the reason (seed 000: "the diff between the
 # two lists showing only helpers"). A new reader is reported until someone reviews it here.
 REVIEWED: dict[str, str] = {
-    "vault/facts.py:_page_for": "write path: copies the new fact's own source URL onto it",
+    "vault/facts.py:_page_for": "write path: copies the new fact's own source URL onto it (and reads the "
+                                "source's kind, tool and tier to place it in a conversation)",
     "vault/facts.py:insert_document": "write path: copies the new document's own source URL onto it",
     "vault/ingest_store.py:events_for_batch": "reads a batch's input labels (source_events), never facts",
     "vault/revisions.py:_load": "write path: loads the one fact being corrected or pinned, by id, to copy it",
     "vault/revisions.py:set_pinned": "write path: copies the fact's own source row into its pinned copy",
-    "vault/facts.py:_thread_tail": "write path: reads the fact just written and the one before it, by id, to "
+    "vault/facts.py:_thread_tail": "write path: reads the fact written last (highest id), before a new one, to "
                                    "decide whether they share a conversation; nothing is shown or returned",
     "vault/schema.py:_m0004_threads": "migration: numbers existing facts into threads; reads no text and "
                                       "returns nothing",

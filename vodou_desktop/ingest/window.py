@@ -152,11 +152,11 @@ def store_window(conn: apsw.Connection, change: Change, entries: Sequence[Entry]
     source_id = stamp_source(conn, change, kind=kind, tier=tier, url=url, title=title, tool=label.tool,
                              batch_id=batch_id)
     thread: int | None = None  # one window (a conversation, a flush) is one thread, in order
-    for bullet, entry in bullets:
+    for seq, (bullet, entry) in enumerate(bullets):
         fact_id = insert_fact(
             conn, change, text=bullet.text, source_id=source_id, kind=bullet.kind, project=label.project,
             scope=label.scope, valid_at=entry.event_at or None, valid_precision="instant" if entry.event_at else None,
-            thread_id=thread, infer_thread=False)
+            thread_id=thread, thread_seq=None if thread is None else seq, infer_thread=False)
         thread = fact_id if thread is None else thread
         report.fact_ids.append(fact_id)
     return report

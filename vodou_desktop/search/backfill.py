@@ -29,7 +29,14 @@ from vodou_desktop.vault.settings_store import get_setting, set_setting
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]  # (done, total)
-SETTLE_S = 0.2  # after a wake-up, wait this long for more writes before embedding
+SETTLE_S = 0.2  # after a wake-up, wait until writes have paused this long before embedding...
+MAX_SETTLE_S = 1.0  # ...but no longer than this after the first of them...
+SETTLE_ENOUGH = 256  # ...nor once this many chunks wait (the model idles while we settle)
+SETTLE_STEP_S = 0.05
+# Rows read at once and ordered by length before they are cut into batches. A batch is padded to
+# its longest text, so batches of texts of like length cost less: embedding 500 texts in the order
+# they were written, 128 at a time, took ~30 % more CPU than the same texts in length order.
+WINDOW = 1024
 
 
 def backfill(vault: Vault, embedder: Embedder, *, batch: int = 128, progress: Progress | None = None,
@@ -43,16 +50,25 @@ def backfill(vault: Vault, embedder: Embedder, *, batch: int = 128, progress: Pr
     if progress:
         progress(0, total)
     while not (cancel and cancel.is_set()):
-        size = batch if limit is None else min(batch, limit - done)
+        size = WINDOW if limit is None else min(WINDOW, limit - done)
         rows = vault.read(partial(q.unembedded, limit=size, after_id=after)) if size > 0 else []
         if not rows:
             break
-        _embed_rows(vault, embedder, rows, embedder.model_id, embedded)
-        done += len(rows)
         after = rows[-1][0]
-        if progress:
-            progress(done, max(total, done))
+        for part in by_length(rows, batch):
+            if cancel and cancel.is_set():
+                break
+            _embed_rows(vault, embedder, part, embedder.model_id, embedded)
+            done += len(part)
+            if progress:
+                progress(done, max(total, done))
     return done
+
+
+def by_length(rows: list[tuple[int, str]], batch: int) -> list[list[tuple[int, str]]]:
+    """``rows`` in batches of at most ``batch``, ordered by text length (longest first)."""
+    ordered = sorted(rows, key=lambda row: -len(row[1]))
+    return [ordered[i : i + batch] for i in range(0, len(ordered), batch)]
 
 
 def reembed(vault: Vault, embedder: Embedder, *, batch: int = 128, progress: Progress | None = None,
@@ -74,15 +90,18 @@ def reembed(vault: Vault, embedder: Embedder, *, batch: int = 128, progress: Pro
     if progress and total:
         progress(0, total)
     while not (cancel and cancel.is_set()):
-        rows = vault.read(partial(q.stale_embedded, model=model, limit=batch, after_id=after))
+        rows = vault.read(partial(q.stale_embedded, model=model, limit=WINDOW, after_id=after))
         if not rows:
             vault.write(partial(_record_model, model=model))
             break
-        _embed_rows(vault, embedder, rows, model, embedded)
-        done += len(rows)
         after = rows[-1][0]
-        if progress:
-            progress(done, max(total, done))
+        for part in by_length(rows, batch):
+            if cancel and cancel.is_set():
+                break
+            _embed_rows(vault, embedder, part, model, embedded)
+            done += len(part)
+            if progress:
+                progress(done, max(total, done))
     return done
 
 
@@ -138,13 +157,28 @@ class Backfiller:
         if "chunks" in change.tables or "documents" in change.tables or change.external:
             self._wake.set()
 
+    def _settle(self) -> None:
+        """Return once no write has woken us for ``SETTLE_S``, ``MAX_SETTLE_S`` after the first, or
+        when ``SETTLE_ENOUGH`` chunks wait: the later ones are the next window, read when this one is
+        embedded."""
+        start = last = time.monotonic()
+        while not self._stop:
+            self._wake.clear()
+            time.sleep(SETTLE_STEP_S)
+            now = time.monotonic()
+            if self._wake.is_set():
+                last = now
+            if (now - last >= SETTLE_S or now - start >= MAX_SETTLE_S
+                    or self._vault.read(q.count_unembedded) >= SETTLE_ENOUGH):
+                self._wake.clear()
+                return
+
     def _run(self) -> None:
         while not self._stop:
             self._wake.wait()
             # Facts written one at a time (a capture, a chat turn each) wake us once each: let a burst
-            # settle so it is embedded in one batch, not one model call per fact.
-            time.sleep(SETTLE_S)
-            self._wake.clear()
+            # settle so it is embedded in full batches of like length, not one model call per fact.
+            self._settle()
             if self._stop:
                 return
             self.idle.clear()

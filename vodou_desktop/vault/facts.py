@@ -118,34 +118,32 @@ def continues(prev: ThreadTail, new: ThreadTail) -> bool:
     return 0 <= gap <= THREAD_GAP_SECONDS
 
 
-def _thread_tail(conn: apsw.Connection, chunk_id: int) -> ThreadTail | None:
+def _thread_tail(conn: apsw.Connection) -> ThreadTail | None:
+    """The memory written last (the highest id), when it is a fact."""
     row = conn.execute(
         "SELECT c.id, c.thread_id, c.thread_seq, c.project_id, c.valid_at, c.created_at, s.kind, s.tool, s.tier"
-        " FROM chunks c JOIN memory_sources s ON s.id = c.source_id WHERE c.id = ? AND c.document_id IS NULL",
-        (chunk_id,)).fetchone()
+        " FROM chunks c JOIN memory_sources s ON s.id = c.source_id"
+        " WHERE c.id = (SELECT max(id) FROM chunks) AND c.document_id IS NULL").fetchone()
     if row is None:
         return None
     return ThreadTail(row[0], row[1] if row[1] is not None else row[0], row[2] or 0, *row[3:])
 
 
-def _place_in_thread(conn: apsw.Connection, chunk_id: int, thread: int | None, seq: int | None,
-                     infer: bool) -> None:
-    """Set the new chunk's thread: the given one (appended, or at ``seq``), else inferred from the
-    memory written just before it, else a thread of its own."""
+def _thread_place(conn: apsw.Connection, new: ThreadTail, thread: int | None, seq: int | None,
+                  infer: bool) -> tuple[int, int]:
+    """The new chunk's (thread, seq), decided before it is written (``new.id`` is the id it gets): the
+    given thread (appended, or at ``seq``), else the thread of the memory written just before it when
+    the new one continues it, else a thread of its own."""
     if thread is not None:
         if seq is None:
-            last = scalar(conn, "SELECT coalesce(max(thread_seq), -1) FROM chunks WHERE thread_id = ? AND id <> ?",
-                          (thread, chunk_id))
-            seq = int(last) + 1
-    else:
-        thread, seq = chunk_id, 0
-        if infer:
-            prev = _thread_tail(conn, int(scalar(conn, "SELECT coalesce(max(id), 0) FROM chunks WHERE id < ?",
-                                                 (chunk_id,))))
-            new = _thread_tail(conn, chunk_id)
-            if prev is not None and new is not None and continues(prev, new):
-                thread, seq = prev.thread_id, prev.thread_seq + 1
-    conn.execute("UPDATE chunks SET thread_id = ?, thread_seq = ? WHERE id = ?", (thread, seq, chunk_id))
+            seq = int(scalar(conn, "SELECT coalesce(max(thread_seq), -1) FROM chunks WHERE thread_id = ?",
+                             (thread,))) + 1
+        return thread, seq
+    if infer:
+        prev = _thread_tail(conn)
+        if prev is not None and continues(prev, new):
+            return prev.thread_id, prev.thread_seq + 1
+    return new.id, 0
 
 
 def insert_fact(
@@ -176,30 +174,38 @@ def insert_fact(
     project = None if kind in GLOBAL_KINDS else clean_project(project)
     if valid_at is not None and valid_precision not in ("instant", "day"):
         valid_precision = "instant"
-    page = _page_for(conn, source_id, text)
+    page, origin = _page_for(conn, source_id, text)
+    created_at = created_at or now_iso()
+    # The id SQLite would give it (no AUTOINCREMENT: the highest id + 1), chosen here so that its
+    # thread is known before the row is written: one INSERT, no UPDATE of the row just written.
+    chunk_id = int(scalar(conn, "SELECT coalesce(max(id), 0) + 1 FROM chunks"))
+    place = _thread_place(conn, ThreadTail(chunk_id, chunk_id, 0, project, valid_at, created_at, *origin),
+                          thread_id, thread_seq, infer_thread)
     conn.execute(
-        "INSERT INTO chunks(text, kind, source_id, project_id, scope, created_at, valid_at,"
+        "INSERT INTO chunks(id, text, kind, source_id, project_id, scope, created_at, valid_at,"
         " valid_precision, predecessor_id, revision, page_url, page_key, page_host, page_set_by,"
-        " content_hash, context) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (text, kind, source_id, project, scope, created_at or now_iso(), valid_at, valid_precision,
-         predecessor_id, revision, *page, content_hash(text), date_words(valid_at)),
+        " content_hash, context, thread_id, thread_seq) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (chunk_id, text, kind, source_id, project, scope, created_at, valid_at, valid_precision,
+         predecessor_id, revision, *page, content_hash(text), date_words(valid_at), *place),
     )
-    chunk_id = int(conn.last_insert_rowid())
-    _place_in_thread(conn, chunk_id, thread_id, thread_seq, infer_thread)
     change.touch("chunks", chunk_ids=[chunk_id], page_keys=[page[1]], hosts=[page[2]])
     return chunk_id
 
 
-def _page_for(conn: apsw.Connection, source_id: int, text: str) -> tuple[str | None, ...]:
-    token = _page_token(text)
-    if token:
-        return (*token, "token")
-    row = conn.execute("SELECT source_url FROM memory_sources WHERE id = ?", (source_id,)).fetchone()
+def _page_for(conn: apsw.Connection, source_id: int, text: str
+              ) -> tuple[tuple[str | None, ...], tuple[str, str | None, str]]:
+    """The new fact's page (url, key, host, set by) and its source's (kind, tool, tier)."""
+    row = conn.execute("SELECT source_url, kind, tool, tier FROM memory_sources WHERE id = ?",
+                       (source_id,)).fetchone()
     if row is None:
         raise NotFound(f"no source {source_id}")
+    origin = (row[1], row[2], row[3])
+    token = _page_token(text)
+    if token:
+        return (*token, "token"), origin
     if row[0]:
-        return (row[0], page_key(row[0]), host_of(row[0]), "source")
-    return (None, None, None, None)
+        return (row[0], page_key(row[0]), host_of(row[0]), "source"), origin
+    return (None, None, None, None), origin
 
 
 def _page_token(text: str) -> tuple[str, str, str] | None:

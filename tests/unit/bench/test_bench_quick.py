@@ -101,3 +101,33 @@ def test_end_to_end_embeds_inside_each_call_beside_a_baseline_doing_the_same_wor
     assert "embedding EXCLUDED on both sides" in text and "query embedded by the real model INSIDE" in text
     assert "baseline, new query" in text and "end to end, new query, p50" in text
     assert "end to end ours/baseline p50 1.50x <= 3x" in text
+
+
+def test_ingest_rates_reports_both_paths_in_wall_and_cpu_time(vault, model) -> None:  # type: ignore[no-untyped-def]
+    from bench.measure import RAW_BATCH_SIZES, ingest_rates
+    from bench.search import ingest_texts
+    from vodou_desktop.vault import query as q
+
+    texts = ingest_texts(300, 12)
+    messages = ["I work at the harbour office in Leith.", "We decided to move the backups to Tuesday nights.",
+                "Can you write me a poem?", "My sister lives in Porto."] * 3
+    r = ingest_rates(vault, model, texts, import_texts=messages)
+    assert r["facts"] == 12 and r["raw_batch_size"] in RAW_BATCH_SIZES
+    assert set(r["raw_cpu_ms_by_batch_size"]) == set(RAW_BATCH_SIZES)
+    for key in ("raw_embedder_per_s", "ingest_with_embedding_per_s", "ratio", "cpu_ratio", "raw_cpu_ms_per_fact",
+                "ingest_cpu_ms_per_fact"):
+        assert r[key] > 0 and r["import"][key] > 0
+    assert r["import"]["write_only_per_s"] > 0
+    assert 0 < r["import"]["facts"] < len(messages)  # the extraction keeps the durable sentences only
+    assert vault.read(q.count_unembedded) == 0
+    lines = format_report({**_minimal_report(), "ingest_pipeline": r})
+    assert "import of a Claude export" in lines and "CPU ms/fact by thread" in lines
+
+
+def _minimal_report() -> dict:  # type: ignore[type-arg]
+    lat = {"p50_ms": 1.0, "p95_ms": 1.0}
+    return {"size": 1, "queries": 1, "real_embedded": 0, "embed_model": "m", "synthetic_vectors": 0, "vectors": 0,
+            "ingest_without_embedding_per_s": 1.0, "ingest_with_embedding_per_s": 1.0, "vector_fill_s": 0.0,
+            "index_load_s": 0.0, "query_embedding": None, "ours": {k: lat for k in LATENCY_PATHS},
+            "baselines": {k: lat for k in BASELINES}, "ratios": {k: {"p50": 1.0, "p95": 1.0} for k in RATIOS},
+            "peak_rss_mb": 1.0, "peak_rss_with_baselines_mb": 1.0}

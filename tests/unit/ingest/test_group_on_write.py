@@ -5,10 +5,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from vodou_desktop.ingest.dedupe import group_via_index, one_blas_thread
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.runtime import Runtime
+from vodou_desktop.search.backfill import backfill
 from vodou_desktop.search.embedder import Embedder
-from vodou_desktop.vault import ALL_PROJECTS, FactFilter
+from vodou_desktop.search.vectors import VectorIndex
+from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault
 from vodou_desktop.vault import query as q
 
 ALL = FactFilter(project=ALL_PROJECTS)
@@ -37,3 +40,40 @@ def test_running_app_groups_a_new_duplicate_and_first_party_keeps_canonical(tmp_
         facts = {f.id: f for f in rt.vault.read(lambda c: q.facts_by_ids(c, [mine, other, imported], ALL))}
         assert facts[mine].fact_group == facts[imported].fact_group and facts[other].fact_group is None
         assert facts[mine].is_canonical and not facts[imported].is_canonical
+
+
+def test_two_new_copies_in_one_batch_join_one_group_with_one_canonical(vault: Vault, model: Embedder) -> None:
+    """A batch is read at once; a step that changed a group makes the next step read it again."""
+    index = VectorIndex(vault, model=model.model_id)
+    index.load()
+    try:
+        old = remember(vault, "Our team standup is at 9:30 every weekday.",
+                       Origin(kind="import_chatgpt", tier="import"))
+        backfill(vault, model)
+        mine = remember(vault, "Our team standup is at 9:30 every weekday", Origin(kind="cli"))
+        captured = remember(vault, "our team standup is at 9:30 every weekday!", Origin(kind="capture", tier="capture"))
+        batches: list[list[int]] = []
+
+        def group(ids: list[int]) -> None:
+            batches.append(ids)
+            group_via_index(vault, index, ids)
+
+        backfill(vault, model, embedded=group)
+    finally:
+        index.close()
+    assert [sorted(b) for b in batches] == [sorted([mine, captured])]
+    facts = {f.id: f for f in vault.read(lambda c: q.facts_by_ids(c, [old, mine, captured], ALL))}
+    assert len({f.fact_group for f in facts.values()}) == 1 and facts[old].fact_group is not None
+    assert [i for i, f in facts.items() if f.is_canonical] == [mine]
+
+
+def test_grouping_runs_numpy_on_one_blas_thread_and_gives_the_rest_back() -> None:
+    from threadpoolctl import threadpool_info
+
+    def blas_threads() -> list[int]:
+        return [int(i["num_threads"]) for i in threadpool_info() if i["user_api"] == "blas"]
+
+    before = blas_threads()
+    with one_blas_thread():
+        assert blas_threads() and set(blas_threads()) == {1}
+    assert blas_threads() == before
