@@ -26,9 +26,15 @@ Work = Callable[[Progress, threading.Event], Any]
 
 
 class LongJob(QObject):
+    """A started job keeps itself alive (``_running``) until its end has reached the GUI thread and
+    its thread has returned, so its last reference is always dropped on the GUI thread: a QObject
+    freed on a worker thread is destroyed there, and Qt crashes on that."""
+
     progressed = Signal(int, int)  # done, total
     finished = Signal(object)  # the work's result, also after a cancel (what was done so far)
     failed = Signal(str)
+    _ended = Signal()
+    _running: set[LongJob] = set()
 
     def __init__(self, title: str, work: Work, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -37,14 +43,22 @@ class LongJob(QObject):
         self.cancel_event = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"vodou-job-{title}", daemon=True)
         self.done = threading.Event()
+        self._ended.connect(self._release)
 
     @property
     def cancelled(self) -> bool:
         return self.cancel_event.is_set()
 
     def start(self) -> LongJob:
+        LongJob._running.add(self)
         self._thread.start()
         return self
+
+    def _release(self) -> None:
+        """On the GUI thread, after the last signal: the thread has only to return (no wait to
+        speak of), and once it has, nothing but the GUI thread holds this job."""
+        self._thread.join(timeout=5)
+        LongJob._running.discard(self)
 
     def cancel(self) -> None:
         self.cancel_event.set()
@@ -65,6 +79,7 @@ class LongJob(QObject):
             self.finished.emit(result)
         finally:
             self.done.set()
+            self._ended.emit()
 
 
 def backfill_job(vault: Vault, embedder: Embedder, parent: QObject | None = None) -> LongJob:

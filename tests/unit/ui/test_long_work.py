@@ -70,3 +70,29 @@ def test_a_failing_job_reports_a_message(qtbot):
 def test_backfill_needs_a_ready_model(vault):
     with pytest.raises(KnownError, match="not ready"):
         backfill_job(vault, Embedder("none"))
+
+
+def test_a_job_nobody_holds_is_released_on_the_gui_thread(qtbot):
+    """Dropped by its starter while it runs, a job must still end on the GUI thread: a QObject freed on
+    its worker thread (the thread's target held the last reference) is destroyed there."""
+    import threading
+    import time
+
+    destroyed_on: list[str] = []
+    ended: list[object] = []
+
+    def work(progress, cancel):
+        time.sleep(0.05)
+        return 7
+
+    def start() -> None:
+        job = LongJob("Nobody holds me", work)
+        job.destroyed.connect(lambda *_: destroyed_on.append(threading.current_thread().name),
+                              Qt.ConnectionType.DirectConnection)
+        job.finished.connect(ended.append)
+        job.start()
+
+    start()
+    qtbot.waitUntil(lambda: ended == [7], timeout=5_000)
+    qtbot.waitUntil(lambda: bool(destroyed_on), timeout=5_000)
+    assert destroyed_on == [threading.main_thread().name]
