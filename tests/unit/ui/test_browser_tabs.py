@@ -246,3 +246,31 @@ def test_record_tree_model_passes_the_model_tester(qtbot):
     assert model.records() == ["a", "aa", "aaa", "ab", "b"]
     model.set_rows([])
     tester.check(model)
+
+
+def test_approvals_rows_are_tall_enough_for_every_wrapped_line(qtbot, governed):
+    """The reason's last line was cut at the bottom of its row: the row must hold the text as the
+    font wraps it at the column's width, less the cell's text margins."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtWidgets import QStyle
+
+    gate = governed.extras["gate"]
+    turn = Turn(None, has_page_content=True)
+    done = gate.submit("remember", {"text": "An early one"}, turn)["approval"]["id"]
+    gate.resolve(done, "deny")
+    gate.submit("remember", {"text": "Herons nest in colonies"}, turn)
+    browser, tab = open_tab(qtbot, governed, "Approvals")
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 2)
+    browser.resize(1100, 700)
+    browser.show()
+    qtbot.waitExposed(browser)
+    qtbot.wait(50)
+    view = tab.view
+    margin = view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, view) + 1
+    metrics = view.fontMetrics()
+    for row in range(tab.model.rowCount()):
+        for column in range(tab.model.columnCount()):
+            text = str(tab.model.index(row, column).data() or "")
+            width = view.columnWidth(column) - 2 * margin
+            needed = metrics.boundingRect(QRect(0, 0, width, 10_000), Qt.TextFlag.TextWordWrap, text).height()
+            assert view.rowHeight(row) >= needed + 2, (row, column, view.rowHeight(row), needed, text)

@@ -10,8 +10,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableView, QVBoxLayout, QWidget
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSize, Qt
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from vodou_desktop.governance.ages import format_age
 from vodou_desktop.governance.approvals import TOOL_WORDS, VOLATILE_NOTE
@@ -86,6 +96,17 @@ COLUMNS: list[Column[Approval]] = [
 ]
 
 
+class _PaddedRows(QStyledItemDelegate):
+    """Rows a few pixels taller than the text: the default size hint leaves no room for the grid line
+    and the cell's padding, and a wrapped reason lost the bottom of its last line."""
+
+    PADDING = 6
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        hint = super().sizeHint(option, index)
+        return QSize(hint.width(), hint.height() + self.PADDING)
+
+
 class ApprovalsTab(QWidget):
     def __init__(self, services: Services, gate: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -96,6 +117,7 @@ class ApprovalsTab(QWidget):
         self.view.setModel(self.model)
         self.view.setAccessibleName("Approvals")
         self.view.setWordWrap(True)  # the reason wraps at word boundaries, never cut mid-word
+        self.view.setItemDelegate(_PaddedRows(self.view))
         self.view.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.view.verticalHeader().hide()
         for column, width in ((0, 100), (2, 400), (3, 90), (4, 110)):
