@@ -24,7 +24,6 @@ import logging
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
-from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -125,21 +124,15 @@ class SearchService:
         plus global ones). Any string is safe; none raises."""
         filt = FactFilter(project=filt) if isinstance(filt, str) else filt or FactFilter()
         k = max(1, min(int(k), MAX_K))
-        cands = self.gather(text, filt)
-        scored, norms = self._score(cands, self.params, scope)
-        scored = scored[:k]
-        # The results' neighbours (read here for results that were not anchors), then every full fact
-        # shown — the results and their neighbours — in one read.
-        before, after = dict(cands.before), dict(cands.after)
-        missing = [t.id for t in scored if t.id not in cands.anchors]
-        if missing:
-            _place(self.vault.read(partial(q.thread_neighbour_ids, ids=missing, f=filt)), before, after)
-        shown = {t.id for t in scored}
-        shown |= {x for i in shown for x in (before.get(i), after.get(i)) if x is not None}
-        facts = self._hydrate(shown, filt)
-        results = self._results(cands, self.params, scope, scored, norms, facts, explain=True)
-        return [replace(r, before=facts.get(before.get(r.fact.id, -1)), after=facts.get(after.get(r.fact.id, -1)))
-                for r in results]
+        text, pending = self._submit(text)
+        try:
+            # One read transaction for the whole query: one snapshot, no BEGIN/COMMIT per step.
+            return self.vault.read(lambda conn: self._top(
+                conn, self._gather(conn, text, filt, self.params, pending), self.params, scope, k, True,
+                neighbours=True))
+        finally:
+            if pending is not None:
+                pending.cancel()  # only when the keyword stage raised before the vector was needed
 
     # -- candidates ----------------------------------------------------------------------
     def gather(self, text: str, filt: FactFilter, params: FusionParams | None = None) -> Candidates:
@@ -148,71 +141,72 @@ class SearchService:
         The query is embedded on the model's thread while this thread runs the keyword stage, so a
         new query costs about the longer of the two, not their sum."""
         params = params or self.params
-        text = (text or "")[:MAX_QUERY_CHARS]
-        pending = self.embedder.submit_one(text) if self.semantic and text.strip() else None  # type: ignore[union-attr]
+        text, pending = self._submit(text)
         try:
-            return self._gather(text, filt, params, pending)
+            return self.vault.read(lambda conn: self._gather(conn, text, filt, params, pending))
         finally:
             if pending is not None:
-                pending.cancel()  # only when the keyword stage raised before the vector was needed
+                pending.cancel()
 
-    def _gather(self, text: str, filt: FactFilter, params: FusionParams,
+    def _submit(self, text: str) -> tuple[str, Future[np.ndarray] | None]:
+        """The query, cut to ``MAX_QUERY_CHARS``, and its embedding handed to the model's thread."""
+        text = (text or "")[:MAX_QUERY_CHARS]
+        pending = self.embedder.submit_one(text) if self.semantic and text.strip() else None  # type: ignore[union-attr]
+        return text, pending
+
+    def _gather(self, conn: Any, text: str, filt: FactFilter, params: FusionParams,
                 pending: Future[np.ndarray] | None) -> Candidates:
-        kw = {i: -s for i, s in self._keyword(text, filt, KEYWORD_POOL, params.context_weight).items()}
-        # While the model is still embedding the query, read what the keyword candidates will need
-        # anyway: their stored vectors (for their cosines) and their ranking rows.
+        """``gather`` inside one read transaction on ``conn``."""
+        ranked = self._keyword(conn, text, filt, KEYWORD_POOL, params.context_weight)
+        kw = {row.id: -score for row, score in ranked}
+        rows = {row.id: row for row, _ in ranked}  # the keyword check read their ranking rows
+        # While the model is still embedding the query, read the keyword candidates' stored vectors
+        # (for their cosines): they are needed anyway.
         stored: dict[int, bytes] = {}
-        rows: dict[int, q.RankRow] = {}
         if pending is not None and not pending.done() and kw:
-            stored = dict(self._stored(set(kw)))
-            rows = self._rank_rows(set(kw), filt)
+            stored = dict(q.embeddings_for(conn, sorted(kw), self.index.model))
         qvec = pending.result() if pending is not None else None
-        vec = self._nearest(qvec, filt, VECTOR_POOL) if qvec is not None else {}
+        vec: dict[int, float] = {}
+        if qvec is not None:
+            vec, found = self._nearest_rows(conn, qvec, filt, VECTOR_POOL)
+            rows.update((i, found[i]) for i in vec if i not in rows)
         found_by_vector = set(vec)
         if qvec is not None:
-            unscored = set(kw) - set(vec)
-            vec.update(_dots(qvec, [(i, stored[i]) for i in sorted(unscored) if i in stored]
-                             if stored else self._stored(unscored)))
+            unscored = sorted(set(kw) - found_by_vector)
+            vec.update(_dots(qvec, [(i, stored[i]) for i in unscored if i in stored]
+                             if stored else q.embeddings_for(conn, unscored, self.index.model)))
         cands = Candidates(kw, vec, found_by_vector, {}, {}, {}, qvec is not None)
         # Neighbours of the best candidates by a plain blend (a fixed number, whatever k or the fusion).
         pre = _fusion(cands, PRE_BLEND, sorted(set(kw) | set(vec)))[0]
         best = sorted(pre, key=lambda i: (-pre[i], i))[:NEIGHBOUR_POOL]
         cands.anchors = set(best)
-        _place(self.vault.read(partial(q.thread_neighbour_ids, ids=best, f=filt)), cands.before, cands.after)
+        _place(q.thread_neighbour_ids(conn, best, filt), cands.before, cands.after)
         extra = (set(cands.before.values()) | set(cands.after.values())) - set(kw) - set(vec)
-        if qvec is not None and extra:
-            vec.update(self._cosines(qvec, extra))
-        if not rows and kw:
-            rows = self._rank_rows(set(kw), filt)
-        rows.update(self._rank_rows((set(vec) | extra) - set(kw), filt))
+        if extra:
+            if qvec is not None:
+                vec.update(_dots(qvec, q.embeddings_for(conn, sorted(extra), self.index.model)))
+            rows.update((r.id, r) for r in q.rank_rows(conn, sorted(extra), filt))
         cands.facts = rows
         cands.filt = filt
         return cands
 
-    def _rank_rows(self, ids: set[int], filt: FactFilter) -> dict[int, q.RankRow]:
-        if not ids:
-            return {}
-        return {r.id: r for r in self.vault.read(partial(q.rank_rows, ids=sorted(ids), f=filt))}
-
-    def _keyword(self, text: str, filt: FactFilter, pool: int, context_weight: float) -> dict[int, float]:
-        """bm25 per id (lower is better in SQLite), best ``pool`` of the rows holding any of the
-        query's terms, ranked by all of them. Very common terms (in over 1% of chunks) do not pick
-        rows, because an OR over them makes FTS5 score a large share of the vault (170 ms at 1M
-        chunks), but they still count in the rows' scores; when every term is common the rows must
+    def _keyword(self, conn: Any, text: str, filt: FactFilter, pool: int,
+                 context_weight: float) -> list[tuple[q.RankRow, float]]:
+        """bm25 (lower is better in SQLite) and ranking row of the best ``pool`` of the rows holding
+        any of the query's terms, ranked by all of them. Very common terms (in over 1% of chunks) do
+        not pick rows, because an OR over them makes FTS5 score a large share of the vault (170 ms at
+        1M chunks), but they still count in the rows' scores; when every term is common the rows must
         hold them all."""
         terms = keyword.terms(text)
         if not terms:
-            return {}
-        def run(conn: Any) -> dict[int, float]:
-            common = self._common_terms(conn, terms)
-            rare = [t for t in terms if t not in common]
-            expr = (keyword.any_of_rare(rare, [t for t in terms if t in common]) if rare
-                    else keyword.match_expression(" ".join(terms), "and"))
-            if expr is None:
-                return {}
-            return dict(q.keyword_search(conn, expr, filt, pool, context_weight))
-
-        return self.vault.read(run)
+            return []
+        common = self._common_terms(conn, terms)
+        rare = [t for t in terms if t not in common]
+        expr = (keyword.any_of_rare(rare, [t for t in terms if t in common]) if rare
+                else keyword.match_expression(" ".join(terms), "and"))
+        if expr is None:
+            return []
+        return q.keyword_rank_rows(conn, expr, filt, pool, context_weight)
 
     def _common_terms(self, conn: Any, terms: list[str]) -> set[str]:
         """The query's common terms (see ``_keyword``), remembered per reader connection until the
@@ -237,45 +231,39 @@ class SearchService:
 
     def _nearest(self, qvec: np.ndarray, filt: FactFilter, pool: int) -> dict[int, float]:
         """Cosine per id, for candidates that pass the filter; widens until ``pool`` pass."""
+        return self.vault.read(lambda conn: self._nearest_rows(conn, qvec, filt, pool)[0])
+
+    def _nearest_rows(self, conn: Any, qvec: np.ndarray, filt: FactFilter,
+                      pool: int) -> tuple[dict[int, float], dict[int, q.RankRow]]:
+        """``_nearest``, with the ranking rows of the candidates that passed (read by the check)."""
         n, total = pool * 4, len(self.index)
         while True:
             cands = self.index.top(qvec, n)
-            found = self._allowed_best(cands, filt, pool)
+            found, rows = self._allowed_best(conn, cands, filt, pool)
             if len(found) >= pool or n >= total or (cands and cands[-1][1] < MIN_COSINE):
-                return dict(sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))[:pool])
+                return dict(sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))[:pool]), rows
             n *= 8
 
-    def _allowed_best(self, cands: list[tuple[int, float]], filt: FactFilter, pool: int) -> dict[int, float]:
+    @staticmethod
+    def _allowed_best(conn: Any, cands: list[tuple[int, float]], filt: FactFilter,
+                      pool: int) -> tuple[dict[int, float], dict[int, q.RankRow]]:
         """The candidates (best first) at or above ``MIN_COSINE`` that pass the filter, checked a part
         at a time: once ``pool`` pass and the next unchecked cosine is below the ``pool``-th best
-        found, the rest cannot enter the top ``pool`` and are not looked up (each costs a row read)."""
+        found, the rest cannot enter the top ``pool`` and are not looked up (each costs a row read).
+        The check reads the ranking rows of those that pass."""
         eligible = [(i, s) for i, s in cands if s >= MIN_COSINE]
         found: dict[int, float] = {}
+        rows: dict[int, q.RankRow] = {}
         start, step = 0, max(1, pool * 3)
         while start < len(eligible):
             part = eligible[start : start + step]
-            ok = self.vault.read(partial(q.allowed_ids, ids=[i for i, _ in part], f=filt))
-            found.update((i, s) for i, s in part if i in ok)
+            rows.update((r.id, r) for r in q.rank_rows(conn, [i for i, _ in part], filt))
+            found.update((i, s) for i, s in part if i in rows)
             start, step = start + step, len(eligible)
             if start < len(eligible) and len(found) >= pool:
                 if eligible[start][1] < sorted(found.values(), reverse=True)[pool - 1]:
                     break
-        return found
-
-    def _cosines(self, qvec: np.ndarray, ids: set[int]) -> dict[int, float]:
-        """Exact cosines of candidates the vector path did not propose (stored vectors of its model)."""
-        return _dots(qvec, self._stored(ids))
-
-    def _stored(self, ids: set[int]) -> list[tuple[int, bytes]]:
-        """The stored vectors (of the index's model) of ``ids``, in id order."""
-        if not ids:
-            return []
-        return self.vault.read(lambda c: q.embeddings_for(c, sorted(ids), self.index.model))
-
-    def _hydrate(self, ids: set[int], filt: FactFilter) -> dict[int, Fact]:
-        if not ids:
-            return {}
-        return {f.id: f for f in self.vault.read(lambda c: q.facts_by_ids(c, sorted(ids), filt))}
+        return found, rows
 
     # -- ranking -------------------------------------------------------------------------
     def rank(self, cands: Candidates, params: FusionParams, scope: str | None = None,
@@ -283,10 +271,29 @@ class SearchService:
         """The candidates, best first (the best ``limit`` when given): fused, shared with their
         neighbours, weighted. Full facts are read and the factors built only for what is returned;
         ``explain`` false leaves the factors out (bench.tune ranks each question many times)."""
+        return self.vault.read(lambda conn: self._top(conn, cands, params, scope, limit, explain, neighbours=False))
+
+    def _top(self, conn: Any, cands: Candidates, params: FusionParams, scope: str | None, limit: int | None,
+             explain: bool, neighbours: bool) -> list[SearchResult]:
+        """What ``search`` and ``rank`` share: score every candidate, keep the best ``limit``, read the
+        full facts of those (and, with ``neighbours``, of their neighbour turns, read here for results
+        that were not anchors) in one read, and build the results."""
         scored, norms = self._score(cands, params, scope)
         scored = scored[:limit]
-        facts = self._hydrate({t.id for t in scored}, cands.filt)
-        return self._results(cands, params, scope, scored, norms, facts, explain)
+        shown = {t.id for t in scored}
+        before, after = cands.before, cands.after
+        if neighbours:
+            before, after = dict(before), dict(after)
+            missing = [t.id for t in scored if t.id not in cands.anchors]
+            if missing:
+                _place(q.thread_neighbour_ids(conn, missing, cands.filt), before, after)
+            shown |= {x for i in shown for x in (before.get(i), after.get(i)) if x is not None}
+        facts = {f.id: f for f in q.facts_by_ids(conn, sorted(shown), cands.filt)} if shown else {}
+        results = self._results(cands, params, scope, scored, norms, facts, explain)
+        if not neighbours:
+            return results
+        return [replace(r, before=facts.get(before.get(r.fact.id, -1)), after=facts.get(after.get(r.fact.id, -1)))
+                for r in results]
 
     def _score(self, cands: Candidates, params: FusionParams, scope: str | None) -> tuple[list[_Scored], _Norms]:
         """Every candidate's final score and its weights, best first; and the fusion's figures."""

@@ -94,11 +94,15 @@ class FactFilter:
 
 
 _FROM = "FROM chunks c JOIN memory_sources s ON s.id = c.source_id"
+# Readers of given ids: each id is one primary-key seek. Without NOT INDEXED SQLite answers
+# ``c.id IN (...) AND c.document_id IS NULL`` through the document index (a seek there, then one in
+# the table for every id): a third slower for 300 ids.
+_FROM_IDS = "FROM chunks c NOT INDEXED JOIN memory_sources s ON s.id = c.source_id"
 
 
-def _select(conn: apsw.Connection, f: FactFilter, extra: str, params: Sequence[Any]) -> list[Fact]:
+def _select(conn: apsw.Connection, f: FactFilter, extra: str, params: Sequence[Any], source: str = _FROM) -> list[Fact]:
     where, wparams = f.where()
-    sql = f"SELECT {FACT_COLUMNS} {_FROM} WHERE {where} AND {extra}"
+    sql = f"SELECT {FACT_COLUMNS} {source} WHERE {where} AND {extra}"
     return [fact_from_row(row) for row in conn.execute(sql, [*wparams, *params])]
 
 
@@ -115,7 +119,7 @@ def facts_by_ids(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> li
     """The facts among ``ids`` that ``f`` lets through (used to filter vector candidates)."""
     out: list[Fact] = []
     for part in batched(ids):
-        out += _select(conn, f, f"c.id IN ({marks(part)})", part)
+        out += _select(conn, f, f"c.id IN ({marks(part)})", part, _FROM_IDS)
     return out
 
 
@@ -136,9 +140,16 @@ def rank_rows(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> list[
     where, params = f.where()
     out: list[RankRow] = []
     for part in batched(ids):
-        sql = f"SELECT c.id, s.tier, c.is_canonical, c.scope {_FROM} WHERE {where} AND c.id IN ({marks(part)})"
-        out += [RankRow(int(r[0]), r[1], bool(r[2]), r[3]) for r in conn.execute(sql, [*params, *part])]
+        sql = f"SELECT {_RANK_COLUMNS} {_FROM_IDS} WHERE {where} AND c.id IN ({marks(part)})"
+        out += [_rank_row(r) for r in conn.execute(sql, [*params, *part])]
     return out
+
+
+_RANK_COLUMNS = "c.id, s.tier, c.is_canonical, c.scope"
+
+
+def _rank_row(r: Sequence[Any]) -> RankRow:
+    return RankRow(int(r[0]), r[1], bool(r[2]), r[3])
 
 
 @reader
@@ -154,7 +165,7 @@ def allowed_ids(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> set
     where, params = f.where()
     out: set[int] = set()
     for part in batched(ids):
-        sql = f"SELECT c.id {_FROM} WHERE {where} AND c.id IN ({marks(part)})"
+        sql = f"SELECT c.id {_FROM_IDS} WHERE {where} AND c.id IN ({marks(part)})"
         out.update(int(r[0]) for r in conn.execute(sql, [*params, *part]))
     return out
 
@@ -163,46 +174,49 @@ def allowed_ids(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> set
 # to chunks and sources before sorting cost ~3x more at 100k chunks (bench/search.py).
 # bm25 column weights: the fact's own text, then its context words (the date it refers to).
 CONTEXT_WEIGHT = 0.2
-_FTS_RANKED = ("SELECT rowid, bm25(chunks_fts, 1.0, {w}) AS score FROM chunks_fts WHERE chunks_fts MATCH ?"
-               " ORDER BY score, rowid LIMIT ?")
 KEYWORD_OVERFETCH = 8
-KEYWORD_FIRST_CHECK = 3  # ranked matches filtered first, per result wanted (about a third pass a project filter)
+# The best ``limit * KEYWORD_OVERFETCH`` matches by bm25 (a co-routine, in rank order), each checked
+# against the predicates in that order (CROSS JOIN keeps the matches the outer loop, so every check is
+# one primary-key seek) until ``limit`` pass: SQLite knows the rows come sorted and sorts nothing again.
+_FTS_CHECKED = ("SELECT {columns}, r.score FROM (SELECT rowid, bm25(chunks_fts, 1.0, {w}) AS score FROM chunks_fts"
+                " WHERE chunks_fts MATCH ? ORDER BY score, rowid LIMIT ?) r"
+                " CROSS JOIN chunks c ON c.id = r.rowid CROSS JOIN memory_sources s ON s.id = c.source_id"
+                " WHERE {where} ORDER BY r.score, r.rowid LIMIT ?")
+_FTS_COUNT = "SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)"
 
 
 @reader
 def keyword_search(conn: apsw.Connection, match: str, f: FactFilter, limit: int,
                    context_weight: float = CONTEXT_WEIGHT) -> list[tuple[int, float]]:
     """FTS5 bm25 over fact text (and context words) under the hard predicates; ``match`` must already
-    be safe.
+    be safe. ``(id, bm25)``, best (lowest) first; see ``keyword_rank_rows``."""
+    return [(row.id, score) for row, score in keyword_rank_rows(conn, match, f, limit, context_weight)]
 
-    The best ``limit * KEYWORD_OVERFETCH`` matches are ranked, then filtered best first, a part at a
-    time until ``limit`` pass (checking each id costs a row lookup: all of them took twice the FTS
-    query itself at 10k chunks); only when too few pass (and more matches exist) does the full
-    filtered query run. Same results either way.
+
+@reader
+def keyword_rank_rows(conn: apsw.Connection, match: str, f: FactFilter, limit: int,
+                      context_weight: float = CONTEXT_WEIGHT) -> list[tuple[RankRow, float]]:
+    """``keyword_search`` with each match's ranking row (``rank_rows``), read by the same check.
+
+    The best ``limit * KEYWORD_OVERFETCH`` matches are ranked, then checked against the predicates
+    best first until ``limit`` pass (one statement); only when too few pass and more matches exist
+    does the full filtered query run. Same results either way.
     """
     weight = float(context_weight)
+    where, params = f.where()
     try:
         want = limit * KEYWORD_OVERFETCH
-        ranked = [(int(r[0]), float(r[1])) for r in conn.execute(_FTS_RANKED.format(w=weight), (match, want))]
-        kept: list[tuple[int, float]] = []
-        start, step = 0, max(1, limit * KEYWORD_FIRST_CHECK)
-        while start < len(ranked):
-            part = ranked[start : start + step]
-            ok = allowed_ids(conn, [i for i, _ in part], f)
-            kept += [(i, score) for i, score in part if i in ok]
-            if len(kept) >= limit:
-                return kept[:limit]
-            start, step = start + step, len(ranked)  # then the rest at once
-        if len(ranked) < want:
+        sql = _FTS_CHECKED.format(columns=_RANK_COLUMNS, w=weight, where=where)
+        kept = [(_rank_row(r), float(r[4])) for r in conn.execute(sql, [match, want, *params, limit])]
+        if len(kept) >= limit or int(scalar(conn, _FTS_COUNT, (match, want))) < want:
             return kept
-        where, params = f.where()
         sql = (
-            f"SELECT c.id, bm25(chunks_fts, 1.0, {weight}) AS score FROM chunks_fts"
+            f"SELECT {_RANK_COLUMNS}, bm25(chunks_fts, 1.0, {weight}) AS score FROM chunks_fts"
             " JOIN chunks c ON c.id = chunks_fts.rowid"
             f" JOIN memory_sources s ON s.id = c.source_id WHERE chunks_fts MATCH ? AND {where}"
             " ORDER BY score, c.id LIMIT ?"
         )
-        return [(int(r[0]), float(r[1])) for r in conn.execute(sql, [match, *params, limit])]
+        return [(_rank_row(r), float(r[4])) for r in conn.execute(sql, [match, *params, limit])]
     except apsw.SQLError as exc:
         raise InvalidInput(f"search query could not be understood: {exc}") from exc
 
@@ -214,13 +228,17 @@ def thread_neighbour_ids(conn: apsw.Connection, ids: Sequence[int], f: FactFilte
     after each anchor in its conversation. Anchors and neighbours both pass ``f``."""
     where, params = f.where()
     out: list[tuple[int, int, int]] = []
-    for part in batched(sorted(allowed_ids(conn, ids, f))):
-        sql = ("SELECT a.id, c.thread_seq - a.thread_seq, c.id FROM chunks a"
-               " JOIN chunks c ON c.thread_id = a.thread_id AND c.id <> a.id"
+    for part in batched(sorted(set(ids))):
+        # The anchors that pass (a subquery with its own c and s), then their neighbours that pass, in
+        # that order: one statement, a primary-key seek per anchor and a thread-index range per neighbour.
+        sql = (f"SELECT a.id, c.thread_seq - a.thread_seq, c.id FROM (SELECT c.id, c.thread_id, c.thread_seq"
+               f" {_FROM_IDS} WHERE {where} AND c.id IN ({marks(part)})) a"
+               " CROSS JOIN chunks c ON c.thread_id = a.thread_id AND c.id <> a.id"
                " AND c.thread_seq BETWEEN a.thread_seq - ? AND a.thread_seq + ?"
-               f" JOIN memory_sources s ON s.id = c.source_id WHERE a.id IN ({marks(part)}) AND {where}"
+               f" CROSS JOIN memory_sources s ON s.id = c.source_id WHERE {where}"
                " ORDER BY a.id, c.thread_seq, c.id")
-        out += [(int(r[0]), int(r[1]), int(r[2])) for r in conn.execute(sql, [span, span, *part, *params])]
+        out += [(int(r[0]), int(r[1]), int(r[2]))
+                for r in conn.execute(sql, [*params, *part, span, span, *params])]
     return out
 
 
