@@ -45,6 +45,7 @@ EXACT_SHARE = 0.25  # asking for this share of the probed rows or more: scan eve
 KMEANS_ITERATIONS = 10
 KMEANS_SAMPLE_PER_CELL = 40
 ASSIGN_ROWS = 16_384  # rows per block when assigning rows to cells (a 16k x 1k score block is 64 MB)
+MOVE_ROWS = 16_384  # rows moved at a time when laying the matrix out (24 MB of 384-wide rows)
 MANY_AT_ONCE = 32  # queries per matrix pass in top_many (a 1M x 32 float32 score block is 128 MB)
 
 
@@ -240,21 +241,31 @@ class VectorIndex:
                 and (self._cells is None or live >= 2 * self._cells.fit_n))
 
     def _relayout(self) -> None:
-        """Drop the free rows and, with cells, sort the live rows by cell: the tail joins the layout."""
-        live = np.flatnonzero(self._ids[: self._n] >= 0)
+        """Drop the free rows and, with cells, sort the live rows by cell: the tail joins the layout.
+
+        In place, ``MOVE_ROWS`` rows at a time (``permute_rows``): the matrix (1.5 GB at 1M rows) is
+        never copied whole, so laying it out adds a few blocks to the peak memory, not a second
+        matrix. Queries wait on the lock meanwhile; a fit reads the matrix outside the lock, so this
+        never runs while one does (``_fitting``), only at its end."""
+        total = self._n
+        live = np.flatnonzero(self._ids[:total] >= 0)
         order = live[np.argsort(self._cell[live], kind="stable")] if self._cells is not None else live
         n = len(order)
-        mat = np.zeros((max(1024, n * 5 // 4), self._dim), dtype=np.float32)
-        mat[:n] = self._mat[order]
-        ids = np.full(mat.shape[0], -1, dtype=np.int64)
-        ids[:n] = self._ids[order]
-        cell = np.full(mat.shape[0], -1, dtype=np.int32)
-        cell[:n] = self._cell[order]
-        self._mat, self._ids, self._cell, self._n = mat, ids, cell, n
-        self._row = dict(zip(ids[:n].tolist(), range(n), strict=True))
+        if n < total:  # the free rows go after the live ones, where they are dropped
+            order = np.concatenate([order, np.flatnonzero(self._ids[:total] < 0)])
+        permute_rows(self._mat, order)
+        self._ids[:total] = self._ids[order]
+        self._cell[:total] = self._cell[order]
+        self._ids[n:total], self._cell[n:total] = -1, -1
+        self._n = n
+        capacity = max(1024, n * 5 // 4)
+        if self._mat.shape[0] > 2 * capacity:  # most rows were freed: give their memory back
+            self._mat = self._mat[:capacity].copy()
+            self._ids, self._cell = self._ids[:capacity].copy(), self._cell[:capacity].copy()
+        self._row = dict(zip(self._ids[:n].tolist(), range(n), strict=True))
         if self._cells is None:
             return
-        counts = np.bincount(cell[:n], minlength=len(self._cells.centroids))
+        counts = np.bincount(self._cell[:n], minlength=len(self._cells.centroids))
         self._cells.starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         self._cells.laid = n
 
@@ -325,6 +336,36 @@ class VectorIndex:
         best = _best(scores, n)
         best = best[np.argsort(-scores[best], kind="stable")]
         return [(int(i), float(s)) for i, s in zip(ids[best], scores[best], strict=True)]
+
+
+def permute_rows(mat: np.ndarray, order: np.ndarray, block: int | None = None) -> None:
+    """Put row ``order[j]`` of ``mat`` at row ``j``, for every ``j < len(order)`` (``order`` is a
+    permutation of ``range(len(order))``), in place, moving at most ``block`` rows at a time.
+
+    Block by block from the top: the rows wanted in the next block are gathered wherever they are
+    now (all below the placed rows), the block's rows that are not among them move into the places
+    those leave, then the gathered rows fill the block. Extra memory: two blocks of rows and four
+    integers a row."""
+    block = block or MOVE_ROWS
+    total = len(order)
+    pos_of = np.arange(total)  # current position of each original row
+    row_at = np.arange(total)  # original row now at each position
+    for start in range(0, total, block):
+        end = min(start + block, total)
+        want = order[start:end]
+        src = pos_of[want]
+        if np.array_equal(src, np.arange(start, end)):
+            continue  # already in place
+        inside = np.zeros(end - start, dtype=bool)
+        inside[src[src < end] - start] = True
+        displaced = start + np.flatnonzero(~inside)  # block rows not wanted here
+        vacated = src[src >= end]  # where the wanted rows from below were: the displaced go there
+        gathered = mat[src]
+        mat[vacated] = mat[displaced]
+        mat[start:end] = gathered
+        moved = row_at[displaced]
+        row_at[vacated], pos_of[moved] = moved, vacated
+        row_at[start:end], pos_of[want] = want, np.arange(start, end)
 
 
 def _best(scores: np.ndarray, n: int) -> np.ndarray:

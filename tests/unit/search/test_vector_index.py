@@ -192,3 +192,52 @@ def test_top_many_gives_each_query_what_top_gives(vault: Vault, monkeypatch: pyt
     assert np.allclose([[s for _, s in r] for r in many], [[s for _, s in r] for r in one_by_one], atol=1e-5)
     assert index.top_many(np.zeros((2, 16), dtype=np.float32), 5) == [[], []]  # another width: nothing
     index.close()
+
+
+def test_laying_the_rows_out_adds_blocks_not_a_second_matrix(vault: Vault, small_coarse: None,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The relayout (after a fit, or when the tail or the free rows grow) moves rows in place a block at
+    a time: its peak allocation is a few blocks, not a copy of the matrix (1.5 GB at 1M rows)."""
+    import tracemalloc
+
+    monkeypatch.setattr(vectors, "MOVE_ROWS", 256)
+    mat = _structured(3_600, seed=13)
+    known = dict(zip(_fill(vault, mat), mat, strict=True))
+    index = VectorIndex(vault, model="test")
+    index.load()
+    assert index._cells is not None
+    tail = _structured(400, seed=14)  # a tail to join the layout, and erased rows to drop
+    known.update(zip(_fill(vault, tail), tail, strict=True))
+    erased = list(known)[5:400:3]
+    _erase(vault, erased)
+    for i in erased:
+        del known[i]
+    with index._lock:  # what sync does, without starting it here
+        pending, index._pending = index._pending, set()
+    rows = vault.read(lambda conn: vectors.q.embeddings_for(conn, sorted(pending), "test"))
+    with index._lock:
+        for i in sorted(pending):
+            if i in index._row and i not in {r for r, _ in rows}:
+                index._remove(i)
+        index._append(rows)
+        assert index._cells.laid < index._n and len(index._row) < index._n
+        matrix_bytes = index._n * mat.shape[1] * 4
+        tracemalloc.start()
+        try:
+            index._relayout()
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert peak < matrix_bytes / 4, (peak, matrix_bytes)  # blocks of 256 rows + index arrays
+    # every live row holds its own vector, laid out by cell; nothing erased is left
+    assert index._cells.laid == index._n == len(known) == len(index._row)
+    for chunk_id, row in index._row.items():
+        assert np.array_equal(index._mat[row], known[chunk_id])
+    cells = index._cell[: index._n]
+    assert np.all(np.diff(cells) >= 0)
+    assert np.array_equal(index._cells.starts, np.concatenate([[0], np.cumsum(np.bincount(cells, minlength=len(
+        index._cells.centroids)))]))
+    for qv in _structured(5, seed=15):
+        got = index.top(qv, 400)  # more than a quarter of the rows: a full scan, exact
+        assert [i for i, _ in got] == _exact_ids(index, known, qv, 400)
+    index.close()
