@@ -157,14 +157,12 @@ class SearchService:
     def _gather(self, conn: Any, text: str, filt: FactFilter, params: FusionParams,
                 pending: Future[np.ndarray] | None) -> Candidates:
         """``gather`` inside one read transaction on ``conn``."""
-        ranked = self._keyword(conn, text, filt, KEYWORD_POOL, params.context_weight)
-        kw = {row.id: -score for row, score in ranked}
-        rows = {row.id: row for row, _ in ranked}  # the keyword check read their ranking rows
-        # While the model is still embedding the query, read the keyword candidates' stored vectors
-        # (for their cosines): they are needed anyway.
-        stored: dict[int, bytes] = {}
-        if pending is not None and not pending.done() and kw:
-            stored = dict(q.embeddings_for(conn, sorted(kw), self.index.model))
+        # The keyword check also reads each match's ranking row and (when the model is on) its stored
+        # vector, for its cosine: all needed anyway, and read while the model embeds the query.
+        ranked = self._keyword(conn, text, filt, KEYWORD_POOL, params.context_weight,
+                               self.index.model if pending is not None else None)
+        kw = {row.id: -score for row, score, _ in ranked}
+        rows = {row.id: row for row, _, _ in ranked}
         qvec = pending.result() if pending is not None else None
         vec: dict[int, float] = {}
         if qvec is not None:
@@ -172,9 +170,8 @@ class SearchService:
             rows.update((i, found[i]) for i in vec if i not in rows)
         found_by_vector = set(vec)
         if qvec is not None:
-            unscored = sorted(set(kw) - found_by_vector)
-            vec.update(_dots(qvec, [(i, stored[i]) for i in unscored if i in stored]
-                             if stored else q.embeddings_for(conn, unscored, self.index.model)))
+            stored = {row.id: blob for row, _, blob in ranked if blob is not None and row.id not in found_by_vector}
+            vec.update(_dots(qvec, sorted(stored.items())))
         cands = Candidates(kw, vec, found_by_vector, {}, {}, {}, qvec is not None)
         # Neighbours of the best candidates by a plain blend (a fixed number, whatever k or the fusion).
         pre = _fusion(cands, PRE_BLEND, sorted(set(kw) | set(vec)))[0]
@@ -190,8 +187,8 @@ class SearchService:
         cands.filt = filt
         return cands
 
-    def _keyword(self, conn: Any, text: str, filt: FactFilter, pool: int,
-                 context_weight: float) -> list[tuple[q.RankRow, float]]:
+    def _keyword(self, conn: Any, text: str, filt: FactFilter, pool: int, context_weight: float,
+                 model: str | None = None) -> list[tuple[q.RankRow, float, bytes | None]]:
         """bm25 (lower is better in SQLite) and ranking row of the best ``pool`` of the rows holding
         any of the query's terms, ranked by all of them. Very common terms (in over 1% of chunks) do
         not pick rows, because an OR over them makes FTS5 score a large share of the vault (170 ms at
@@ -206,7 +203,7 @@ class SearchService:
                 else keyword.match_expression(" ".join(terms), "and"))
         if expr is None:
             return []
-        return q.keyword_rank_rows(conn, expr, filt, pool, context_weight)
+        return q.keyword_rank_rows(conn, expr, filt, pool, context_weight, model)
 
     def _common_terms(self, conn: Any, terms: list[str]) -> set[str]:
         """The query's common terms (see ``_keyword``), remembered per reader connection until the

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import Any, Final, NamedTuple, TypeVar
 
 import apsw
 
@@ -123,9 +123,9 @@ def facts_by_ids(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> li
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class RankRow:
-    """What ranking needs of a candidate fact, without its text and provenance (``rank_rows``)."""
+class RankRow(NamedTuple):
+    """What ranking needs of a candidate fact, without its text and provenance (``rank_rows``). A
+    tuple: search makes a few hundred per query."""
 
     id: int
     tier: str
@@ -149,7 +149,7 @@ _RANK_COLUMNS = "c.id, s.tier, c.is_canonical, c.scope"
 
 
 def _rank_row(r: Sequence[Any]) -> RankRow:
-    return RankRow(int(r[0]), r[1], bool(r[2]), r[3])
+    return RankRow(r[0], r[1], bool(r[2]), r[3])
 
 
 @reader
@@ -190,13 +190,16 @@ def keyword_search(conn: apsw.Connection, match: str, f: FactFilter, limit: int,
                    context_weight: float = CONTEXT_WEIGHT) -> list[tuple[int, float]]:
     """FTS5 bm25 over fact text (and context words) under the hard predicates; ``match`` must already
     be safe. ``(id, bm25)``, best (lowest) first; see ``keyword_rank_rows``."""
-    return [(row.id, score) for row, score in keyword_rank_rows(conn, match, f, limit, context_weight)]
+    return [(row.id, score) for row, score, _ in keyword_rank_rows(conn, match, f, limit, context_weight)]
 
 
 @reader
 def keyword_rank_rows(conn: apsw.Connection, match: str, f: FactFilter, limit: int,
-                      context_weight: float = CONTEXT_WEIGHT) -> list[tuple[RankRow, float]]:
-    """``keyword_search`` with each match's ranking row (``rank_rows``), read by the same check.
+                      context_weight: float = CONTEXT_WEIGHT,
+                      model: str | None = None) -> list[tuple[RankRow, float, bytes | None]]:
+    """``keyword_search`` with each match's ranking row (``rank_rows``), read by the same check, and,
+    with ``model``, its stored vector when it is of that model (search scores every keyword match
+    by cosine too; this saves reading the same rows again).
 
     The best ``limit * KEYWORD_OVERFETCH`` matches are ranked, then checked against the predicates
     best first until ``limit`` pass (one statement); only when too few pass and more matches exist
@@ -204,19 +207,23 @@ def keyword_rank_rows(conn: apsw.Connection, match: str, f: FactFilter, limit: i
     """
     weight = float(context_weight)
     where, params = f.where()
+    columns = f"{_RANK_COLUMNS}, " + ("CASE WHEN c.embed_model = ? THEN c.embedding END" if model else "NULL")
+    head = [model] if model else []
     try:
         want = limit * KEYWORD_OVERFETCH
-        sql = _FTS_CHECKED.format(columns=_RANK_COLUMNS, w=weight, where=where)
-        kept = [(_rank_row(r), float(r[4])) for r in conn.execute(sql, [match, want, *params, limit])]
+        sql = _FTS_CHECKED.format(columns=columns, w=weight, where=where)
+        kept = [(RankRow(r[0], r[1], bool(r[2]), r[3]), r[5], r[4])
+                for r in conn.execute(sql, [*head, match, want, *params, limit])]
         if len(kept) >= limit or int(scalar(conn, _FTS_COUNT, (match, want))) < want:
             return kept
         sql = (
-            f"SELECT {_RANK_COLUMNS}, bm25(chunks_fts, 1.0, {weight}) AS score FROM chunks_fts"
+            f"SELECT {columns}, bm25(chunks_fts, 1.0, {weight}) AS score FROM chunks_fts"
             " JOIN chunks c ON c.id = chunks_fts.rowid"
             f" JOIN memory_sources s ON s.id = c.source_id WHERE chunks_fts MATCH ? AND {where}"
             " ORDER BY score, c.id LIMIT ?"
         )
-        return [(_rank_row(r), float(r[4])) for r in conn.execute(sql, [match, *params, limit])]
+        return [(RankRow(r[0], r[1], bool(r[2]), r[3]), r[5], r[4])
+                for r in conn.execute(sql, [*head, match, *params, limit])]
     except apsw.SQLError as exc:
         raise InvalidInput(f"search query could not be understood: {exc}") from exc
 
