@@ -24,6 +24,7 @@ import logging
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -89,6 +90,9 @@ class Candidates:
     semantic: bool
     anchors: set[int] = field(default_factory=set)  # the ids whose neighbours were read
     filt: FactFilter = field(default_factory=FactFilter)  # the filter they were gathered under
+    # each path's normalised scores per fusion method, for the ids they were computed over (``_fusion``)
+    norms: dict[str, tuple[list[int], int, int, dict[int, float], dict[int, float]]] = field(
+        default_factory=dict, repr=False)
 
 
 class _Scored(NamedTuple):
@@ -175,7 +179,8 @@ class SearchService:
         cands = Candidates(kw, vec, found_by_vector, {}, {}, {}, qvec is not None)
         # Neighbours of the best candidates by a plain blend (a fixed number, whatever k or the fusion).
         pre = _fusion(cands, PRE_BLEND, sorted(set(kw) | set(vec)))[0]
-        best = sorted(pre, key=lambda i: (-pre[i], i))[:NEIGHBOUR_POOL]
+        # best first, ties by id (``pre`` is in id order and a reverse sort keeps equal items' order)
+        best = [i for i, _ in sorted(pre.items(), key=itemgetter(1), reverse=True)[:NEIGHBOUR_POOL]]
         cands.anchors = set(best)
         _place(q.thread_neighbour_ids(conn, best, filt), cands.before, cands.after)
         extra = (set(cands.before.values()) | set(cands.after.values())) - set(kw) - set(vec)
@@ -238,7 +243,8 @@ class SearchService:
             cands = self.index.top(qvec, n)
             found, rows = self._allowed_best(conn, cands, filt, pool)
             if len(found) >= pool or n >= total or (cands and cands[-1][1] < MIN_COSINE):
-                return dict(sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))[:pool]), rows
+                # best first, ties by id
+                return dict(sorted(sorted(found.items()), key=itemgetter(1), reverse=True)[:pool]), rows
             n *= 8
 
     @staticmethod
@@ -275,8 +281,7 @@ class SearchService:
         """What ``search`` and ``rank`` share: score every candidate, keep the best ``limit``, read the
         full facts of those (and, with ``neighbours``, of their neighbour turns, read here for results
         that were not anchors) in one read, and build the results."""
-        scored, norms = self._score(cands, params, scope)
-        scored = scored[:limit]
+        scored, norms = self._score(cands, params, scope, limit)
         shown = {t.id for t in scored}
         before, after = cands.before, cands.after
         if neighbours:
@@ -292,27 +297,31 @@ class SearchService:
         return [replace(r, before=facts.get(before.get(r.fact.id, -1)), after=facts.get(after.get(r.fact.id, -1)))
                 for r in results]
 
-    def _score(self, cands: Candidates, params: FusionParams, scope: str | None) -> tuple[list[_Scored], _Norms]:
-        """Every candidate's final score and its weights, best first; and the fusion's figures."""
+    def _score(self, cands: Candidates, params: FusionParams, scope: str | None,
+               limit: int | None = None) -> tuple[list[_Scored], _Norms]:
+        """Every candidate's final score and its weights, best first (the best ``limit``); and the
+        fusion's figures."""
         ids = sorted(cands.facts)
         norms = _fusion(cands, params, ids)
         fused = norms[0]
-        scored: list[_Scored] = []
+        facts, before, after = cands.facts, cands.before, cands.after
+        kw, by_vector = cands.kw, cands.found_by_vector
+        before_share, after_share = params.before_share, params.after_share
+        scored = []
         for i in ids:
-            row = cands.facts[i]
-            prev, nxt = cands.before.get(i), cands.after.get(i)
-            from_before = params.before_share * fused.get(prev, 0.0) if prev is not None else 0.0
-            from_after = params.after_share * fused.get(nxt, 0.0) if nxt is not None else 0.0
-            if i not in cands.kw and i not in cands.found_by_vector and from_before + from_after <= 0:
+            row = facts[i]
+            prev, nxt = before.get(i), after.get(i)
+            from_before = before_share * fused.get(prev, 0.0) if prev is not None else 0.0
+            from_after = after_share * fused.get(nxt, 0.0) if nxt is not None else 0.0
+            if i not in kw and i not in by_vector and from_before + from_after <= 0:
                 continue  # only a neighbour, and it took nothing from the turn it is next to
             shared = fused[i] + from_before + from_after
             tier_w = TIER_WEIGHTS.get(row.tier, 1.0)
             dup_w = 1.0 if row.is_canonical else DUPLICATE_WEIGHT
             scope_w = SCOPE_WEIGHT if scope and row.scope == scope else 1.0
-            scored.append(_Scored(shared * tier_w * dup_w * scope_w, i, from_before, from_after, tier_w, dup_w,
-                                  scope_w))
-        scored.sort(key=lambda t: (-t.score, -t.id))
-        return scored, norms
+            scored.append((shared * tier_w * dup_w * scope_w, i, from_before, from_after, tier_w, dup_w, scope_w))
+        scored.sort(reverse=True)  # by score, then id, both descending ((score, id) is unique)
+        return [_Scored._make(t) for t in scored[:limit]], norms
 
     @staticmethod
     def _results(cands: Candidates, params: FusionParams, scope: str | None, scored: list[_Scored],
@@ -357,13 +366,20 @@ def _place(rows: list[tuple[int, int, int]], before: dict[int, int], after: dict
 
 def _fusion(cands: Candidates, params: FusionParams,
             ids: list[int]) -> tuple[dict[int, float], dict[int, float], dict[int, float], float]:
-    """(fused, keyword norm, vector norm, keyword weight) for ``ids``."""
+    """(fused, keyword norm, vector norm, keyword weight) for ``ids``. Each path's normalised scores
+    depend only on its scores, the method and ``ids``: they are computed once per method and ids
+    (a query fuses twice: to pick the neighbours' anchors, then to rank)."""
     if not cands.semantic:
         # Keyword path alone: scaled from 0, so the last of two real matches does not score 0.
         kw_norm = normalise(cands.kw, ids, "minmax", floor=0.0)
         return kw_norm, kw_norm, {i: 0.0 for i in ids}, 1.0
-    kw_norm = normalise(cands.kw, ids, params.method)
-    vec_norm = normalise(cands.vec, ids, params.method, floor=MIN_COSINE)
+    known = cands.norms.get(params.method)
+    if known is not None and known[:3] == (ids, len(cands.kw), len(cands.vec)):
+        kw_norm, vec_norm = known[3], known[4]
+    else:
+        kw_norm = normalise(cands.kw, ids, params.method)
+        vec_norm = normalise(cands.vec, ids, params.method, floor=MIN_COSINE)
+        cands.norms[params.method] = (ids, len(cands.kw), len(cands.vec), kw_norm, vec_norm)
     w = keyword_weight(params, cands.kw)
     return {i: w * kw_norm[i] + (1 - w) * vec_norm[i] for i in ids}, kw_norm, vec_norm, w
 
