@@ -306,26 +306,39 @@ class VectorIndex:
         return out
 
     def _top_cells(self, cells: _Cells, qv: np.ndarray, n: int) -> list[tuple[int, float]]:
-        """Exact scores of the rows of the best cells for ``qv`` (the lock is held)."""
+        """Exact scores of the rows of the best cells for ``qv`` (the lock is held).
+
+        The probed cells' rows are listed at once (no array per cell) and each cell's slice is scored
+        straight into one score array: per probed cell only its product runs in Python."""
         count = len(cells.centroids)
         per_cell = max(1.0, cells.laid / count)
         probe = min(count, NPROBE + math.ceil(n * PROBE_ROWS_PER_RESULT / per_cell))
         near = np.argpartition(-(cells.centroids @ qv), probe - 1)[:probe] if probe < count else np.arange(count)
-        rows, scores = [], []
-        for c in near.tolist():
-            start, end = int(cells.starts[c]), int(cells.starts[c + 1])
-            if end > start:
-                rows.append(np.arange(start, end))
-                scores.append(self._mat[start:end] @ qv)
+        starts, ends = cells.starts[near], cells.starts[near + 1]
+        sizes = ends - starts
+        tail = np.zeros(0, dtype=np.int64)
         if self._n > cells.laid:  # the tail: rows added since the layout, in their cells
             wanted = np.zeros(count, dtype=bool)
             wanted[near] = True
             tail = cells.laid + np.flatnonzero(wanted[self._cell[cells.laid : self._n]])
-            rows.append(tail)
-            scores.append(self._mat[tail] @ qv)
-        if not rows:
+        laid = int(sizes.sum())
+        if laid + len(tail) == 0:
             return []
-        return self._pick(np.concatenate(rows), np.concatenate(scores), n)
+        # row numbers of every probed cell in probe order: each cell's start, then +1 along the cell
+        rows = np.arange(laid + len(tail), dtype=np.int64)
+        if laid:
+            offsets = np.cumsum(sizes) - sizes
+            rows[:laid] += np.repeat(starts - offsets, sizes)
+        rows[laid:] = tail
+        scores = np.empty(len(rows), dtype=np.float32)
+        at = 0
+        for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+            if end > start:
+                np.matmul(self._mat[start:end], qv, out=scores[at : at + end - start])
+                at += end - start
+        if len(tail):
+            scores[laid:] = self._mat[tail] @ qv
+        return self._pick(rows, scores, n)
 
     def _pick(self, rows: np.ndarray, scores: np.ndarray, n: int) -> list[tuple[int, float]]:
         """The ``n`` best live rows among ``rows`` (scored ``scores``), best first, as (id, score)."""
