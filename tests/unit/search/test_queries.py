@@ -100,3 +100,46 @@ def test_a_term_that_becomes_common_is_seen_as_common_at_once(keyword_search: Se
         remember(vault, f"apple variety number {i}", Origin(kind="cli"))
     # "apple" is now in more than 3 memories: common, so only the rows with the rare "pie" are picked
     assert [r.fact.id for r in keyword_search.search("apple pie", FactFilter())] == [pie]
+
+
+def _ranked_then_filtered(conn, match: str, f: FactFilter, limit: int) -> list[tuple[int, float]]:  # type: ignore[no-untyped-def]
+    """What the keyword check means: the best ``limit * KEYWORD_OVERFETCH`` matches by bm25, the first
+    ``limit`` of them that pass ``f``; all matches filtered when too few pass and more exist."""
+    from vodou_desktop.vault import query as q
+
+    want = limit * q.KEYWORD_OVERFETCH
+    ranked = [(int(r[0]), float(r[1])) for r in conn.execute(
+        "SELECT rowid, bm25(chunks_fts, 1.0, 0.2) AS s FROM chunks_fts WHERE chunks_fts MATCH ?"
+        " ORDER BY s, rowid LIMIT ?", (match, want))]
+    ok = q.allowed_ids(conn, [i for i, _ in ranked], f)
+    kept = [(i, s) for i, s in ranked if i in ok][:limit]
+    if len(kept) == limit or len(ranked) < want:
+        return kept
+    every = [(int(r[0]), float(r[1])) for r in conn.execute(
+        "SELECT rowid, bm25(chunks_fts, 1.0, 0.2) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s, rowid",
+        (match,))]
+    ok = q.allowed_ids(conn, [i for i, _ in every], f)
+    return [(i, s) for i, s in every if i in ok][:limit]
+
+
+def test_the_keyword_check_ranks_a_few_first_and_all_when_few_pass(vault: Vault) -> None:
+    """Matches are ranked 4 per result first, 8 when too few of those pass, then all: the results are
+    those of ranking 8 per result and filtering them in order (and all of them when too few pass)."""
+    from vodou_desktop.vault import ALL_PROJECTS
+    from vodou_desktop.vault import query as q
+
+    ids = {}
+    for i in range(80):  # longer texts rank lower; projects by rank: q first, a few global, p last
+        project = "q" if i < 25 else None if i < 28 else "p" if i >= 50 else "r"
+        ids[i] = remember(vault, "zebra " + " ".join(f"filler{j}" for j in range(i)), Origin(kind="cli"),
+                          project=project)
+    filters = [FactFilter(project="p"), FactFilter(project="q"), FactFilter(), FactFilter(project=ALL_PROJECTS),
+               FactFilter(project="none-such")]
+    for f in filters:
+        for limit in range(1, 12):
+            got = vault.read(lambda c, f=f, limit=limit: q.keyword_rank_rows(c, '"zebra"', f, limit))
+            want = vault.read(lambda c, f=f, limit=limit: _ranked_then_filtered(c, '"zebra"', f, limit))
+            assert [(row.id, score) for row, score, _ in got] == want, (f, limit)
+    # project p: none in the first 20 or 40 ranked, 3 global among the first 40, then the p ones by rank
+    top = vault.read(lambda c: q.keyword_rank_rows(c, '"zebra"', FactFilter(project="p"), 5))
+    assert [row.id for row, _, _ in top] == [ids[25], ids[26], ids[27], ids[50], ids[51]]
