@@ -15,7 +15,8 @@ vault's query builder on every path, neighbours included; the vector path only p
 
 Speed (bench/search.py, end to end): the query is embedded on the model's thread while this thread
 runs the keyword stage; candidates are ranked on light rows (``query.rank_rows``: tier, duplicate
-status, scope) and full facts are read only for the results returned and their neighbours.
+status, scope), read by the same statements that check them against the filter, and full facts are
+read only for the results returned and their neighbours. A query is one read transaction.
 """
 
 from __future__ import annotations
