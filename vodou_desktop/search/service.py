@@ -131,10 +131,12 @@ class SearchService:
         k = max(1, min(int(k), MAX_K))
         text, pending = self._submit(text)
         try:
-            # One read transaction for the whole query: one snapshot, no BEGIN/COMMIT per step.
-            return self.vault.read(lambda conn: self._top(
-                conn, self._gather(conn, text, filt, self.params, pending), self.params, scope, k, True,
-                neighbours=True))
+            # One read transaction for the whole query: one snapshot, no BEGIN/COMMIT per step (the
+            # index applies the vault's changes before it, not inside it: see ``VectorIndex.held``).
+            with self.index.held():
+                return self.vault.read(lambda conn: self._top(
+                    conn, self._gather(conn, text, filt, self.params, pending), self.params, scope, k, True,
+                    neighbours=True))
         finally:
             if pending is not None:
                 pending.cancel()  # only when the keyword stage raised before the vector was needed
@@ -148,7 +150,8 @@ class SearchService:
         params = params or self.params
         text, pending = self._submit(text)
         try:
-            return self.vault.read(lambda conn: self._gather(conn, text, filt, params, pending))
+            with self.index.held():
+                return self.vault.read(lambda conn: self._gather(conn, text, filt, params, pending))
         finally:
             if pending is not None:
                 pending.cancel()
@@ -234,7 +237,8 @@ class SearchService:
 
     def _nearest(self, qvec: np.ndarray, filt: FactFilter, pool: int) -> dict[int, float]:
         """Cosine per id, for candidates that pass the filter; widens until ``pool`` pass."""
-        return self.vault.read(lambda conn: self._nearest_rows(conn, qvec, filt, pool)[0])
+        with self.index.held():
+            return self.vault.read(lambda conn: self._nearest_rows(conn, qvec, filt, pool)[0])
 
     def _nearest_rows(self, conn: Any, qvec: np.ndarray, filt: FactFilter,
                       pool: int) -> tuple[dict[int, float], dict[int, q.RankRow]]:

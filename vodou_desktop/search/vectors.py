@@ -26,8 +26,10 @@ Measured against exact search and HNSW libraries on real vectors: ``python -m be
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
 
@@ -107,6 +109,7 @@ class VectorIndex:
         self._generation = 0  # bumped by load(): a fit of an older generation is dropped
         self._pending: set[int] = set()
         self._reload = False
+        self._held = threading.local()  # depth of ``held`` blocks on this thread
         self._unsubscribe = vault.subscribe(self._on_change)
 
     def __len__(self) -> int:
@@ -153,8 +156,25 @@ class VectorIndex:
             else:  # any touched chunk may have gained, changed or lost its vector (erase)
                 self._pending.update(change.chunk_ids)
 
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """Apply queued changes now; queries in the block use the index as it then is.
+
+        For a caller that queries the index inside one of the vault's read transactions: a sync in
+        there would read the changed rows in the transaction's snapshot, older than the change, and
+        drop what it cannot see yet (a vector written meanwhile would never be added). Changes queued
+        during the block are applied by the next sync outside one."""
+        self.sync()
+        self._held.depth = getattr(self._held, "depth", 0) + 1
+        try:
+            yield
+        finally:
+            self._held.depth -= 1
+
     def sync(self) -> None:
-        """Apply queued changes (called before each query)."""
+        """Apply queued changes (called before each query; not inside ``held``)."""
+        if getattr(self._held, "depth", 0):
+            return
         with self._lock:
             reload, self._reload = self._reload, False
             pending, self._pending = self._pending, set()

@@ -68,3 +68,51 @@ def test_full_facts_are_read_only_for_the_results_and_their_neighbours(hybrid_se
     hydrated = {x for b in full_reads for x in (b or ()) if isinstance(x, int) and x in set(ids)}
     shown = {r.fact.id for r in results} | {n.id for r in results for n in (r.before, r.after) if n is not None}
     assert hydrated == shown  # not the 40 candidates
+
+
+def test_a_vector_written_while_a_query_reads_joins_the_index(vault: Vault) -> None:
+    """A query is one read transaction; a fact embedded after it began is not visible in it. The
+    index must not consume that change there (it would read the row in the old snapshot and drop
+    it): the next query's index has the new vector."""
+    from vodou_desktop.search.vectors import VectorIndex
+    from vodou_desktop.vault import Change
+    from vodou_desktop.vault.facts import insert_fact, set_embeddings
+    from vodou_desktop.vault.sources import stamp_source
+
+    rng = np.random.default_rng(3)
+    unit = rng.normal(size=(41, 16)).astype(np.float32)
+    unit /= np.linalg.norm(unit, axis=1, keepdims=True)
+
+    def add(texts: list[str], vectors: np.ndarray) -> list[int]:
+        def job(conn: Any, change: Change) -> list[int]:
+            source = stamp_source(conn, change, kind="bench", tier="first_party")
+            ids = [insert_fact(conn, change, text=t, source_id=source) for t in texts]
+            set_embeddings(conn, change, zip(ids, vectors, strict=True), model="test")
+            return ids
+
+        return list(vault.write(job))
+
+    add([f"walrus fact {i}" for i in range(40)], unit[:40])
+    late: list[int] = []
+
+    class WrittenOnWait(Future):  # type: ignore[type-arg]
+        """The query's vector: while the query waits for it, another fact gets its vector."""
+
+        def result(self, timeout: float | None = None) -> np.ndarray:
+            if not self.done():
+                late.extend(add(["a fact embedded during the query"], unit[40:]))
+                self.set_result(unit[0])
+            return super().result(timeout)  # type: ignore[no-any-return]
+
+    class Stub:
+        ready, model_id = True, "test"
+
+        def submit_one(self, text: str) -> Future[np.ndarray]:
+            return WrittenOnWait()
+
+    index = VectorIndex(vault, model="test")
+    index.load()
+    service = SearchService(vault, Stub(), index)  # type: ignore[arg-type]
+    assert service.search("walrus", FactFilter())  # the keyword stage read before the write
+    assert late and index.top(unit[40], 1)[0][0] == late[0]
+    index.close()
