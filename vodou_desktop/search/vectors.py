@@ -32,7 +32,6 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
 
 import numpy as np
 
@@ -303,10 +302,8 @@ class VectorIndex:
         self._ids[self._row.pop(chunk_id)] = -1  # a free row: never returned; dropped at the next layout
 
     def top(self, query: np.ndarray, n: int) -> list[tuple[int, float]]:
-        """The ``n`` nearest chunk ids by cosine (vectors are unit length). numpy's BLAS runs the
-        product on one thread (``one_blas_thread``)."""
-        with one_blas_thread():
-            return self.top_many(np.asarray(query, dtype=np.float32).reshape(1, -1), n)[0]
+        """The ``n`` nearest chunk ids by cosine (vectors are unit length)."""
+        return self.top_many(np.asarray(query, dtype=np.float32).reshape(1, -1), n)[0]
 
     def top_many(self, queries: np.ndarray, n: int) -> list[list[tuple[int, float]]]:
         """``top`` for several query vectors at once: one pass over the matrix per ``MANY_AT_ONCE``
@@ -372,51 +369,6 @@ class VectorIndex:
         best = _best(scores, n)
         best = best[np.argsort(-scores[best], kind="stable")]
         return [(int(i), float(s)) for i, s in zip(ids[best], scores[best], strict=True)]
-
-
-_blas: list[list[Any]] = []  # numpy's BLAS libraries (threadpoolctl), found at first use
-_blas_lock = threading.Lock()
-_blas_users: list[Any] = [0, []]  # threads inside ``one_blas_thread``; the thread counts before
-
-
-def _blas_libraries() -> list[Any]:
-    if not _blas:
-        try:
-            from threadpoolctl import ThreadpoolController
-
-            _blas.append(list(ThreadpoolController().select(user_api="blas").lib_controllers))
-        except Exception:  # pragma: no cover - threadpoolctl comes with sentence-transformers
-            _blas.append([])
-    return _blas[0]
-
-
-@contextlib.contextmanager
-def one_blas_thread() -> Iterator[None]:
-    """numpy's BLAS on one thread in the block (back to what it was when the last such block ends).
-
-    A query's product is one matrix-vector product (a few ms at most): with both cores busy (the
-    model, other work) OpenBLAS's second thread waits for a core, and the query waits for it —
-    measured at 10k rows at load 6, the product's p50 was 0.3 ms on one thread and from 0.4 to 20 ms
-    on two, from one run to the next. Each output is one thread's dot product either way: the scores
-    are the same bits."""
-    libs = _blas_libraries()
-    if not libs:
-        yield
-        return
-    with _blas_lock:
-        if _blas_users[0] == 0:
-            _blas_users[1] = [lib.get_num_threads() for lib in libs]
-            for lib in libs:
-                lib.set_num_threads(1)
-        _blas_users[0] += 1
-    try:
-        yield
-    finally:
-        with _blas_lock:
-            _blas_users[0] -= 1
-            if _blas_users[0] == 0:
-                for lib, threads in zip(libs, _blas_users[1], strict=True):
-                    lib.set_num_threads(threads)
 
 
 def permute_rows(mat: np.ndarray, order: np.ndarray, block: int | None = None) -> None:
