@@ -8,7 +8,7 @@ from pathlib import Path
 from vodou_desktop.ingest.dedupe import group_via_index, one_blas_thread
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.runtime import Runtime
-from vodou_desktop.search.backfill import backfill
+from vodou_desktop.search.backfill import Backfiller, backfill
 from vodou_desktop.search.embedder import Embedder
 from vodou_desktop.search.vectors import VectorIndex
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault
@@ -77,3 +77,25 @@ def test_grouping_runs_numpy_on_one_blas_thread_and_gives_the_rest_back() -> Non
     with one_blas_thread():
         assert blas_threads() and set(blas_threads()) == {1}
     assert blas_threads() == before
+
+
+def test_a_grouping_write_does_not_wake_the_embedding_backfill(vault: Vault, model: Embedder) -> None:
+    """Grouping changes only a fact's group columns: no text to embed, so no backfill pass for it."""
+    index = VectorIndex(vault, model=model.model_id)
+    index.load()
+    passes: list[int] = []  # every backfill pass reports (0, total) as it starts
+    filler = Backfiller(vault, model, progress=lambda done, total: passes.append(total) if done == 0 else None,
+                        embedded=lambda ids: group_via_index(vault, index, ids)).start()
+    try:
+        first = remember(vault, "The boiler service is booked for the second of March", Origin(kind="cli"))
+        assert _wait(lambda: vault.read(q.count_unembedded) == 0 and filler.idle.is_set())
+        before = len(passes)
+        copy = remember(vault, "The boiler service is booked for the second of March.", Origin(kind="cli"))
+        assert _wait(lambda: vault.read(lambda c: q.get_fact(c, copy, ALL)).fact_group is not None)
+        time.sleep(2.0)  # a wake-up by the grouping write would start a pass within ~0.3 s (settle)
+        assert _wait(filler.idle.is_set)
+    finally:
+        filler.stop()
+        index.close()
+    assert vault.read(lambda c: q.get_fact(c, first, ALL)).fact_group is not None
+    assert passes[before:] == [1]  # the copy's pass only, not a second, empty one for the group write
