@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -353,7 +354,8 @@ class VectorIndex:
                 vars(self).pop("_near_sketch", None)
                 rows = _near_cell_rows(cells, self._cell[: self._n], qs, nprobe)
             elif len(self._row) < COARSE_MIN_ROWS:
-                sketch = _Sketch.kept(vars(self).get("_near_sketch"), self._mat, self._n, self._ids)
+                sketch = _Sketch.kept(vars(self).get("_near_sketch"), self._mat, self._n, self._ids,
+                                      self._generation)
                 vars(self)["_near_sketch"] = sketch
                 rows = sketch.candidates(qs, min_score)
             else:  # a large index whose cells are being fitted: an exact scan meanwhile
@@ -403,27 +405,28 @@ class _Sketch:
     reading its full vector. The axes decide only how many rows are skipped, never which near rows
     are found. Rows are never changed in place by the index (a replaced or erased vector gets a new
     row, or none), so the sketch follows it by projecting new rows only, and everything again when
-    the index moves to a new matrix (grown or laid out)."""
+    the index moves to a new matrix (grown or laid out) or reloads."""
 
     axes: np.ndarray  # dim x SKETCH_DIM, orthonormal columns
     fit_rows: int  # rows when the axes were chosen
-    mat: np.ndarray  # the index matrix projected here
+    mat: weakref.ref[np.ndarray]  # the index matrix projected here (not kept alive once replaced)
     proj: np.ndarray  # one projected row per matrix row
     norms: np.ndarray  # squared length of each projected row
     rows: int  # rows [0, rows) are projected
+    generation: int  # the index's load: a reload refills the same matrix from its first row
 
     @staticmethod
-    def kept(old: _Sketch | None, mat: np.ndarray, n: int, ids: np.ndarray) -> _Sketch:
+    def kept(old: _Sketch | None, mat: np.ndarray, n: int, ids: np.ndarray, generation: int) -> _Sketch:
         """``old`` brought up to date with the index's ``mat`` (``n`` rows), or a new sketch when
         there is none or the index has doubled since its axes were chosen."""
         if old is None or n >= 2 * max(old.fit_rows, 512):
             live = np.flatnonzero(ids[:n] >= 0)
             take = live if len(live) <= SKETCH_FIT_SAMPLE else \
                 np.sort(np.random.default_rng(0).choice(live, SKETCH_FIT_SAMPLE, replace=False))
-            old = _Sketch(_main_axes(mat[take], SKETCH_DIM), n, mat, np.zeros((0, 0), np.float32),
-                          np.zeros(0, np.float32), 0)
-        if old.mat is not mat or old.proj.shape[0] != mat.shape[0]:
-            old.mat, old.rows = mat, 0
+            old = _Sketch(_main_axes(mat[take], SKETCH_DIM), n, weakref.ref(mat), np.zeros((0, 0), np.float32),
+                          np.zeros(0, np.float32), 0, generation)
+        if old.mat() is not mat or old.proj.shape[0] != mat.shape[0] or old.generation != generation or n < old.rows:
+            old.mat, old.rows, old.generation = weakref.ref(mat), 0, generation
             old.proj = np.zeros((mat.shape[0], old.axes.shape[1]), dtype=np.float32)
             old.norms = np.zeros(mat.shape[0], dtype=np.float32)
         if n > old.rows:

@@ -124,3 +124,21 @@ def test_a_large_index_before_its_cells_are_fitted_scans_exactly(vault: Vault,
     assert not index.coarse
     assert _found(index, base[:20]) == [_exact(ids, mat, qv) for qv in base[:20]]
     index.close()
+
+
+def test_the_sketch_follows_a_reload_into_the_same_matrix(vault: Vault) -> None:
+    """A reload (another process wrote the vault) refills the matrix from its first row: every row
+    has moved, and the sketch must not keep the old rows' projections."""
+    base = _structured(2_000, seed=9)
+    copies = _near(base[500:540], 0.01, seed=10)
+    mat = np.vstack([base, copies])
+    ids = _fill(vault, mat)
+    index = VectorIndex(vault, model="test")
+    index.load()
+    queries = _near(base[500:540], 0.012, seed=11)
+    assert _found(index, queries) == [_exact(ids, mat, qv) for qv in queries]  # the sketch is made
+    gone = ids[:300]
+    _erase(vault, gone)
+    index.load()  # the same matrix, refilled: each row 300 places earlier
+    assert _found(index, queries) == [_exact(ids, mat, qv, set(gone)) for qv in queries]
+    index.close()
