@@ -50,7 +50,9 @@ ASSIGN_ROWS = 16_384  # rows per block when assigning rows to cells (a 16k x 1k 
 MANY_AT_ONCE = 32  # queries per matrix pass in top_many (a 1M x 32 float32 score block is 128 MB)
 NEAR_NPROBE = 4  # cells scored per query for near-duplicates (``near_many``)
 SKETCH_DIM = 48  # width of the sketch that bounds distances for near-duplicates without cells
-SKETCH_FIT_SAMPLE = 20_000  # rows whose covariance gives the sketch's axes
+SKETCH_FIT_SAMPLE = 4_096  # rows whose covariance gives the sketch's axes (its 48 main ones need no more)
+SKETCH_SLACK = 1e-3  # float32 rounding and vectors a hair off unit length: never let it drop a row
+SKETCH_BLOCK = 65_536  # rows per block of a near-duplicate pass (a 64k x 32 block of products is 8 MB)
 
 
 @dataclass
@@ -410,8 +412,7 @@ class _Sketch:
     axes: np.ndarray  # dim x SKETCH_DIM, orthonormal columns
     fit_rows: int  # rows when the axes were chosen
     mat: weakref.ref[np.ndarray]  # the index matrix projected here (not kept alive once replaced)
-    proj: np.ndarray  # one projected row per matrix row
-    norms: np.ndarray  # squared length of each projected row
+    proj: np.ndarray  # one row per matrix row: its projection, then the projection's squared length
     rows: int  # rows [0, rows) are projected
     generation: int  # the index's load: a reload refills the same matrix from its first row
 
@@ -423,30 +424,26 @@ class _Sketch:
             live = np.flatnonzero(ids[:n] >= 0)
             take = live if len(live) <= SKETCH_FIT_SAMPLE else \
                 np.sort(np.random.default_rng(0).choice(live, SKETCH_FIT_SAMPLE, replace=False))
-            old = _Sketch(_main_axes(mat[take], SKETCH_DIM), n, weakref.ref(mat), np.zeros((0, 0), np.float32),
-                          np.zeros(0, np.float32), 0, generation)
+            old = _Sketch(_main_axes(mat[take], SKETCH_DIM), n, weakref.ref(mat), np.zeros((0, 0), np.float32), 0,
+                          generation)
         if old.mat() is not mat or old.proj.shape[0] != mat.shape[0] or old.generation != generation or n < old.rows:
             old.mat, old.rows, old.generation = weakref.ref(mat), 0, generation
-            old.proj = np.zeros((mat.shape[0], old.axes.shape[1]), dtype=np.float32)
-            old.norms = np.zeros(mat.shape[0], dtype=np.float32)
+            old.proj = np.zeros((mat.shape[0], old.axes.shape[1] + 1), dtype=np.float32)
         if n > old.rows:
             part = mat[old.rows : n] @ old.axes
-            old.proj[old.rows : n] = part
-            old.norms[old.rows : n] = np.einsum("ij,ij->i", part, part)
+            old.proj[old.rows : n, :-1] = part
+            old.proj[old.rows : n, -1] = np.einsum("ij,ij->i", part, part)
             old.rows = n
         return old
 
     def candidates(self, qs: np.ndarray, min_score: float) -> list[np.ndarray]:
         """For each (unit) query, the rows whose bound lets a cosine of ``min_score`` through."""
         pq = qs @ self.axes
-        # |a - b|^2 = 2 - 2 cos for unit vectors; the bound |Pa|^2 + |Pb|^2 - 2 Pa.Pb must not exceed it
+        # |a - b|^2 = 2 - 2 cos for unit vectors; the bound |Pa|^2 + |Pb|^2 - 2 Pa.Pb must not exceed it.
+        # One product gives |Pb|^2 - 2 Pa.Pb for every row: [Pb, |Pb|^2] . [-2 Pa, 1]
         room = (2.0 - 2.0 * min_score + SKETCH_SLACK) - np.einsum("ij,ij->i", pq, pq)
-        return _passing(self.proj[: self.rows], pq, lambda block, start: self.norms[start : start + len(block), None]
-                        - 2.0 * block <= room)
-
-
-SKETCH_SLACK = 1e-3  # float32 rounding and vectors a hair off unit length: never let it drop a row
-SKETCH_BLOCK = 65_536  # rows per block of the sketch pass (a 64k x 32 bound block is 8 MB)
+        weights = np.hstack([-2.0 * pq, np.ones((len(qs), 1), dtype=np.float32)])
+        return _passing(self.proj[: self.rows], weights, lambda block: block <= room[:, None])
 
 
 def _main_axes(sample: np.ndarray, k: int) -> np.ndarray:
@@ -457,12 +454,12 @@ def _main_axes(sample: np.ndarray, k: int) -> np.ndarray:
     return np.ascontiguousarray(vecs[:, ::-1][:, : min(k, sample.shape[1])].astype(np.float32))
 
 
-def _passing(mat: np.ndarray, qs: np.ndarray, test: Callable[[np.ndarray, int], np.ndarray]) -> list[np.ndarray]:
+def _passing(mat: np.ndarray, qs: np.ndarray, test: Callable[[np.ndarray], np.ndarray]) -> list[np.ndarray]:
     """For each query, the rows of ``mat`` whose products with it pass ``test`` (given a block of
-    products, rows x queries, and the block's first row), block by block."""
+    products, queries x rows), block by block."""
     found: list[list[np.ndarray]] = [[] for _ in range(len(qs))]
     for start in range(0, len(mat), SKETCH_BLOCK):
-        cols, rows = np.nonzero(test(mat[start : start + SKETCH_BLOCK] @ qs.T, start).T)  # by query
+        cols, rows = np.nonzero(test(qs @ mat[start : start + SKETCH_BLOCK].T))  # by query
         cuts = np.searchsorted(cols, np.arange(len(qs) + 1))
         for j in range(len(qs)):
             if cuts[j + 1] > cuts[j]:
@@ -472,4 +469,4 @@ def _passing(mat: np.ndarray, qs: np.ndarray, test: Callable[[np.ndarray, int], 
 
 def _above(mat: np.ndarray, qs: np.ndarray, min_score: float) -> list[np.ndarray]:
     """For each query, the rows of ``mat`` scoring at least ``min_score`` (an exact scan)."""
-    return _passing(mat, qs, lambda block, start: block >= min_score)
+    return _passing(mat, qs, lambda block: block >= min_score)
