@@ -10,7 +10,9 @@ then the OLDEST ``created_at`` (the established copy keeps its status; an import
 its import time, never event time, so it cannot win by looking new), then the longer text. Other
 copies stay searchable at ×0.4. Groups never cross a project boundary.
 
-``group_new`` runs on write for new facts; ``dedupe_scan`` is the full scan (``vodou mem dedupe``).
+``group_via_index`` runs on write for new facts (it asks the vector index for near-duplicates only:
+rows above ``COSINE_MIN``); ``group_new`` does the same by loading every fact; ``dedupe_scan`` is the
+full scan (``vodou mem dedupe``).
 """
 
 from __future__ import annotations
