@@ -354,8 +354,10 @@ class VectorIndex:
             cells = self._cells
             if cells is not None:
                 vars(self).pop("_near_sketch", None)
-                rows = _near_cell_rows(cells, self._cell[: self._n], qs, nprobe)
-            elif len(self._row) < COARSE_MIN_ROWS:
+                return [self._pick(*_scored_above(self._mat, slices, tail, qv, min_score), limit)
+                        for qv, (slices, tail) in zip(qs, _near_cells(cells, self._cell[: self._n], qs, nprobe),
+                                                      strict=True)]
+            if len(self._row) < COARSE_MIN_ROWS:
                 sketch = _Sketch.kept(vars(self).get("_near_sketch"), self._mat, self._n, self._ids,
                                       self._generation)
                 vars(self)["_near_sketch"] = sketch
@@ -378,9 +380,10 @@ def _best(scores: np.ndarray, n: int) -> np.ndarray:
     return np.argpartition(-scores, n - 1)[:n]
 
 
-def _near_cell_rows(cells: _Cells, row_cells: np.ndarray, qs: np.ndarray, nprobe: int) -> list[np.ndarray]:
-    """For each query, the rows of its ``nprobe`` nearest cells: their laid-out slices, and the tail
-    rows assigned to them."""
+def _near_cells(cells: _Cells, row_cells: np.ndarray, qs: np.ndarray, nprobe: int
+                ) -> list[tuple[list[tuple[int, int]], np.ndarray]]:
+    """For each query, the rows of its ``nprobe`` nearest cells: their laid-out slices (start, end),
+    and the tail rows assigned to them."""
     count = len(cells.centroids)
     probe = min(count, max(1, nprobe))
     scores = qs @ cells.centroids.T
@@ -389,13 +392,34 @@ def _near_cell_rows(cells: _Cells, row_cells: np.ndarray, qs: np.ndarray, nprobe
     tail_cells = row_cells[cells.laid :]
     out = []
     for best in near:
-        parts = [np.arange(cells.starts[c], cells.starts[c + 1]) for c in best.tolist()]
+        slices = [(int(cells.starts[c]), int(cells.starts[c + 1])) for c in best.tolist()]
+        tail = np.zeros(0, dtype=np.int64)
         if len(tail_cells):
             wanted = np.zeros(count, dtype=bool)
             wanted[best] = True
-            parts.append(cells.laid + np.flatnonzero(wanted[tail_cells]))
-        out.append(np.concatenate(parts))
+            tail = cells.laid + np.flatnonzero(wanted[tail_cells])
+        out.append((slices, tail))
     return out
+
+
+def _scored_above(mat: np.ndarray, slices: list[tuple[int, int]], tail: np.ndarray, qv: np.ndarray,
+                  min_score: float) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of ``slices`` (scored in place, no copy) and of ``tail`` that score at least
+    ``min_score`` against ``qv``, with their scores."""
+    rows, scores = [], []
+    for start, end in slices:
+        part = mat[start:end] @ qv
+        hit = np.flatnonzero(part >= min_score)
+        rows.append(start + hit)
+        scores.append(part[hit])
+    if len(tail):
+        part = mat[tail] @ qv
+        hit = np.flatnonzero(part >= min_score)
+        rows.append(tail[hit])
+        scores.append(part[hit])
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    return np.concatenate(rows).astype(np.int64), np.concatenate(scores)
 
 
 @dataclass
