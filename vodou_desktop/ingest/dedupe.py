@@ -10,7 +10,9 @@ then the OLDEST ``created_at`` (the established copy keeps its status; an import
 its import time, never event time, so it cannot win by looking new), then the longer text. Other
 copies stay searchable at ×0.4. Groups never cross a project boundary.
 
-``group_new`` runs on write for new facts; ``dedupe_scan`` is the full scan (``vodou mem dedupe``).
+``group_via_index`` runs on write for new facts (it asks the vector index for near-duplicates only:
+rows above ``COSINE_MIN``); ``group_new`` does the same by loading every fact; ``dedupe_scan`` is the
+full scan (``vodou mem dedupe``).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from vodou_desktop.vault import groups as g
 from vodou_desktop.vault import query as q
 
 COSINE_MIN = 0.88
-NEIGHBOURS = 20  # on-write grouping looks at this many nearest facts
+NEIGHBOURS = 20  # on-write grouping looks at this many nearest facts above the gate's cosine
 JACCARD_MIN = 0.40
 TIER_RANK = {"pinned": 0, "first_party": 1, "capture": 2, "import": 3}
 _HEADER = re.compile(r"^\s*(?:#+\s|(?:source|title|url|page)\s*:)", re.IGNORECASE)
@@ -208,19 +210,21 @@ def group_new(vault: Vault, embedder: Embedder, new_ids: Sequence[int]) -> Dedup
 
 
 def group_via_index(vault: Vault, index: VectorIndex, new_ids: Sequence[int]) -> DedupeReport:
-    """On write, at any vault size: each new (embedded) fact looks only at its nearest neighbours
-    in the in-memory index, joins the group of any that pass both gates, and that group's canonical
-    is re-elected. ``group_new`` does the same by loading every fact; this is what the app runs."""
+    """On write, at any vault size: each new (embedded) fact looks only at its near neighbours in the
+    in-memory index (those above the gate's cosine: ``VectorIndex.near_many``, which skips most of the
+    matrix for them), joins the group of any that pass both gates, and that group's canonical is
+    re-elected. ``group_new`` does the same by loading every fact; this is what the app runs."""
     live = FactFilter(project=ALL_PROJECTS)
     report = DedupeReport(scanned=len(new_ids))
     vectors = dict(vault.read(partial(q.embeddings_for, ids=list(new_ids), model=index.model)))
     if not vectors:
         return report
-    # one pass over the index for the whole batch (not one per new fact), one read of every fact it names
+    # one lookup for the whole batch, of near-duplicates only (rows above the gate's cosine: the index
+    # skips most of the matrix for them), then one read of every fact it names
     with one_blas_thread():
-        nearest = index.top_many(np.stack([np.frombuffer(b, dtype="<f4") for b in vectors.values()]),
-                                 NEIGHBOURS + 1)
-    close = {new_id: [(i, s) for i, s in found if i != new_id and s >= COSINE_MIN][:NEIGHBOURS]
+        nearest = index.near_many(np.stack([np.frombuffer(b, dtype="<f4") for b in vectors.values()]),
+                                  COSINE_MIN, NEIGHBOURS + 1)
+    close = {new_id: [(i, s) for i, s in found if i != new_id][:NEIGHBOURS]
              for new_id, found in zip(vectors, nearest, strict=True)}
     wanted = sorted(set(close) | {i for near in close.values() for i, _ in near})
     facts = {f.id: f for f in vault.read(partial(q.facts_by_ids, ids=wanted, f=live))}

@@ -99,8 +99,7 @@ def _import_conversation(vault: Vault, conv: Conversation, fmt: str, report: Imp
             return 0, []
         entries = [Entry(m.text, fmt, None, None, m.at or "", m.id) for _, m in fresh]
         result = store_window(conn, change, entries, kind=f"import_{fmt}", tier="import", title=conv.title)
-        for key, _ in fresh:
-            store.mark_seen(conn, change, key, conv.id)
+        store.mark_seen_many(conn, change, [(key, conv.id) for key, _ in fresh])
         return len(fresh), result.fact_ids
 
     n, ids = vault.write(job)

@@ -29,7 +29,8 @@ from __future__ import annotations
 import contextlib
 import math
 import threading
-from collections.abc import Iterator
+import weakref
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
@@ -49,6 +50,11 @@ KMEANS_SAMPLE_PER_CELL = 40
 ASSIGN_ROWS = 16_384  # rows per block when assigning rows to cells (a 16k x 1k score block is 64 MB)
 MOVE_ROWS = 16_384  # rows moved at a time when laying the matrix out (24 MB of 384-wide rows)
 MANY_AT_ONCE = 32  # queries per matrix pass in top_many (a 1M x 32 float32 score block is 128 MB)
+NEAR_NPROBE = 8  # cells scored per query for near-duplicates (``near_many``; bench.near_dupes)
+SKETCH_DIM = 48  # width of the sketch that bounds distances for near-duplicates without cells
+SKETCH_FIT_SAMPLE = 4_096  # rows whose covariance gives the sketch's axes (its 48 main ones need no more)
+SKETCH_SLACK = 1e-3  # float32 rounding and vectors a hair off unit length: never let it drop a row
+SKETCH_BLOCK = 65_536  # rows per block of a near-duplicate pass (a 64k x 32 block of products is 8 MB)
 
 
 @dataclass
@@ -274,6 +280,9 @@ class VectorIndex:
         if n < total:  # the free rows go after the live ones, where they are dropped
             order = np.concatenate([order, np.flatnonzero(self._ids[:total] < 0)])
         permute_rows(self._mat, order)
+        # near_many's sketch follows rows by position in this matrix: they moved, so it is redone
+        # (as when a relayout made a new matrix)
+        vars(self).pop("_near_sketch", None)
         self._ids[:total] = self._ids[order]
         self._cell[:total] = self._cell[order]
         self._ids[n:total], self._cell[n:total] = -1, -1
@@ -370,6 +379,45 @@ class VectorIndex:
         best = best[np.argsort(-scores[best], kind="stable")]
         return [(int(i), float(s)) for i, s in zip(ids[best], scores[best], strict=True)]
 
+    def near_many(self, queries: np.ndarray, min_score: float, limit: int,
+                  nprobe: int = NEAR_NPROBE) -> list[list[tuple[int, float]]]:
+        """For each query vector, the live chunks whose cosine to it is at least ``min_score`` (best
+        first, at most ``limit``): near-duplicates, which is all on-write grouping can use, rather than
+        a general top n. Much cheaper than ``top_many`` because so few rows can be that close:
+
+        - with cells, only the ``nprobe`` cells nearest each query are scored (a near-duplicate sits
+          in the same cell or the next nearest; measured by ``python -m bench.near_dupes``);
+        - without cells, a sketch of every row (its projection on the ``SKETCH_DIM`` main axes of the
+          vectors, kept beside the matrix) bounds each row's distance from below, and only rows that
+          bound lets through are scored in full. The bound never drops a row that passes: nothing is
+          missed, whatever the axes.
+        The scores returned are exact cosines; erased rows are never returned."""
+        self.sync()
+        with self._lock:
+            qs = np.asarray(queries, dtype=np.float32)
+            if self._n == 0 or not self._row or qs.ndim != 2 or qs.shape[1] != self._dim:
+                return [[] for _ in range(len(qs))]  # empty, or another model's width
+            cells = self._cells
+            if cells is not None:
+                vars(self).pop("_near_sketch", None)
+                return [self._pick(*_scored_above(self._mat, slices, tail, qv, min_score), limit)
+                        for qv, (slices, tail) in zip(qs, _near_cells(cells, self._cell[: self._n], qs, nprobe),
+                                                      strict=True)]
+            if len(self._row) < COARSE_MIN_ROWS:
+                sketch = _Sketch.kept(vars(self).get("_near_sketch"), self._mat, self._n, self._ids,
+                                      self._generation)
+                vars(self)["_near_sketch"] = sketch
+                rows = sketch.candidates(qs, min_score)
+            else:  # a large index whose cells are being fitted: an exact scan meanwhile
+                rows = _above(self._mat[: self._n], qs, min_score)
+            out = []
+            for qv, cand in zip(qs, rows, strict=True):
+                cand = cand[self._ids[cand] >= 0]
+                scores = self._mat[cand] @ qv
+                keep = scores >= min_score
+                out.append(self._pick(cand[keep], scores[keep], limit) if keep.any() else [])
+            return out
+
 
 def permute_rows(mat: np.ndarray, order: np.ndarray, block: int | None = None) -> None:
     """Put row ``order[j]`` of ``mat`` at row ``j``, for every ``j < len(order)`` (``order`` is a
@@ -406,3 +454,119 @@ def _best(scores: np.ndarray, n: int) -> np.ndarray:
     if n >= scores.shape[0]:
         return np.arange(scores.shape[0])
     return np.argpartition(-scores, n - 1)[:n]
+
+
+def _near_cells(cells: _Cells, row_cells: np.ndarray, qs: np.ndarray, nprobe: int
+                ) -> list[tuple[list[tuple[int, int]], np.ndarray]]:
+    """For each query, the rows of its ``nprobe`` nearest cells: their laid-out slices (start, end),
+    and the tail rows assigned to them."""
+    count = len(cells.centroids)
+    probe = min(count, max(1, nprobe))
+    scores = qs @ cells.centroids.T
+    near = np.argpartition(-scores, probe - 1, axis=1)[:, :probe] if probe < count else \
+        np.broadcast_to(np.arange(count), (len(qs), count))
+    tail_cells = row_cells[cells.laid :]
+    out = []
+    for best in near:
+        slices = [(int(cells.starts[c]), int(cells.starts[c + 1])) for c in best.tolist()]
+        tail = np.zeros(0, dtype=np.int64)
+        if len(tail_cells):
+            wanted = np.zeros(count, dtype=bool)
+            wanted[best] = True
+            tail = cells.laid + np.flatnonzero(wanted[tail_cells])
+        out.append((slices, tail))
+    return out
+
+
+def _scored_above(mat: np.ndarray, slices: list[tuple[int, int]], tail: np.ndarray, qv: np.ndarray,
+                  min_score: float) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of ``slices`` (scored in place, no copy) and of ``tail`` that score at least
+    ``min_score`` against ``qv``, with their scores."""
+    rows, scores = [], []
+    for start, end in slices:
+        part = mat[start:end] @ qv
+        hit = np.flatnonzero(part >= min_score)
+        rows.append(start + hit)
+        scores.append(part[hit])
+    if len(tail):
+        part = mat[tail] @ qv
+        hit = np.flatnonzero(part >= min_score)
+        rows.append(tail[hit])
+        scores.append(part[hit])
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    return np.concatenate(rows).astype(np.int64), np.concatenate(scores)
+
+
+@dataclass
+class _Sketch:
+    """Every row projected on ``SKETCH_DIM`` orthonormal axes (the main axes of the vectors' spread).
+
+    A projection never lengthens a difference, so ``|P(a - b)|`` bounds ``|a - b|`` from below: a
+    row whose bound is already too far cannot reach the cosine asked for, and is skipped without
+    reading its full vector. The axes decide only how many rows are skipped, never which near rows
+    are found. Rows are never changed in place by the index (a replaced or erased vector gets a new
+    row, or none), so the sketch follows it by projecting new rows only, and everything again when
+    the index moves to a new matrix (grown or laid out) or reloads."""
+
+    axes: np.ndarray  # dim x SKETCH_DIM, orthonormal columns
+    fit_rows: int  # rows when the axes were chosen
+    mat: weakref.ref[np.ndarray]  # the index matrix projected here (not kept alive once replaced)
+    proj: np.ndarray  # one row per matrix row: its projection, then the projection's squared length
+    rows: int  # rows [0, rows) are projected
+    generation: int  # the index's load: a reload refills the same matrix from its first row
+
+    @staticmethod
+    def kept(old: _Sketch | None, mat: np.ndarray, n: int, ids: np.ndarray, generation: int) -> _Sketch:
+        """``old`` brought up to date with the index's ``mat`` (``n`` rows), or a new sketch when
+        there is none or the index has doubled since its axes were chosen."""
+        if old is None or n >= 2 * max(old.fit_rows, 512):
+            live = np.flatnonzero(ids[:n] >= 0)
+            take = live if len(live) <= SKETCH_FIT_SAMPLE else \
+                np.sort(np.random.default_rng(0).choice(live, SKETCH_FIT_SAMPLE, replace=False))
+            old = _Sketch(_main_axes(mat[take], SKETCH_DIM), n, weakref.ref(mat), np.zeros((0, 0), np.float32), 0,
+                          generation)
+        if old.mat() is not mat or old.proj.shape[0] != mat.shape[0] or old.generation != generation or n < old.rows:
+            old.mat, old.rows, old.generation = weakref.ref(mat), 0, generation
+            old.proj = np.zeros((mat.shape[0], old.axes.shape[1] + 1), dtype=np.float32)
+        if n > old.rows:
+            part = mat[old.rows : n] @ old.axes
+            old.proj[old.rows : n, :-1] = part
+            old.proj[old.rows : n, -1] = np.einsum("ij,ij->i", part, part)
+            old.rows = n
+        return old
+
+    def candidates(self, qs: np.ndarray, min_score: float) -> list[np.ndarray]:
+        """For each (unit) query, the rows whose bound lets a cosine of ``min_score`` through."""
+        pq = qs @ self.axes
+        # |a - b|^2 = 2 - 2 cos for unit vectors; the bound |Pa|^2 + |Pb|^2 - 2 Pa.Pb must not exceed it.
+        # One product gives |Pb|^2 - 2 Pa.Pb for every row: [Pb, |Pb|^2] . [-2 Pa, 1]
+        room = (2.0 - 2.0 * min_score + SKETCH_SLACK) - np.einsum("ij,ij->i", pq, pq)
+        weights = np.hstack([-2.0 * pq, np.ones((len(qs), 1), dtype=np.float32)])
+        return _passing(self.proj[: self.rows], weights, lambda block: block <= room[:, None])
+
+
+def _main_axes(sample: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` directions of largest spread of ``sample``'s rows, as orthonormal columns."""
+    centred = sample - sample.mean(axis=0)
+    cov = (centred.T @ centred).astype(np.float64)
+    _, vecs = np.linalg.eigh(cov)  # ascending
+    return np.ascontiguousarray(vecs[:, ::-1][:, : min(k, sample.shape[1])].astype(np.float32))
+
+
+def _passing(mat: np.ndarray, qs: np.ndarray, test: Callable[[np.ndarray], np.ndarray]) -> list[np.ndarray]:
+    """For each query, the rows of ``mat`` whose products with it pass ``test`` (given a block of
+    products, queries x rows), block by block."""
+    found: list[list[np.ndarray]] = [[] for _ in range(len(qs))]
+    for start in range(0, len(mat), SKETCH_BLOCK):
+        cols, rows = np.nonzero(test(qs @ mat[start : start + SKETCH_BLOCK].T))  # by query
+        cuts = np.searchsorted(cols, np.arange(len(qs) + 1))
+        for j in range(len(qs)):
+            if cuts[j + 1] > cuts[j]:
+                found[j].append(start + rows[cuts[j] : cuts[j + 1]])
+    return [np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64) for parts in found]
+
+
+def _above(mat: np.ndarray, qs: np.ndarray, min_score: float) -> list[np.ndarray]:
+    """For each query, the rows of ``mat`` scoring at least ``min_score`` (an exact scan)."""
+    return _passing(mat, qs, lambda block: block >= min_score)

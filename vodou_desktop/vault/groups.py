@@ -15,6 +15,8 @@ from vodou_desktop.errors import InvalidInput, NotFound
 from vodou_desktop.vault.clock import now_iso
 from vodou_desktop.vault.writer import Change
 
+GROUPS_TABLE = "fact_groups"  # what ``set_groups`` reports touching: the group columns of ``chunks``
+
 
 def set_groups(conn: apsw.Connection, change: Change, rows: Iterable[tuple[int, int | None, bool]]) -> int:
     """Apply (chunk id, group id or None, canonical) for each row; returns rows changed."""
@@ -29,7 +31,8 @@ def set_groups(conn: apsw.Connection, change: Change, rows: Iterable[tuple[int, 
         if conn.changes():
             n += 1
             ids.append(chunk_id)
-    change.touch("chunks", chunk_ids=ids)
+    if ids:  # only a group's columns change: no text, no vector (the embedding backfill need not wake)
+        change.touch(GROUPS_TABLE, chunk_ids=ids)
     return n
 
 

@@ -45,6 +45,17 @@ def mark_seen(conn: apsw.Connection, change: Change, key: str, value: str | None
     change.touch("ingest_seen")
 
 
+def mark_seen_many(conn: apsw.Connection, change: Change, items: Iterable[tuple[str, str | None]]) -> None:
+    """``mark_seen`` for many (key, value) pairs in one statement (an import records every message)."""
+    now = now_iso()
+    conn.executemany(
+        "INSERT INTO ingest_seen(key, value, updated_at) VALUES (?, ?, ?)"
+        " ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+        [(key, value, now) for key, value in items],
+    )
+    change.touch("ingest_seen")
+
+
 def forget_seen(conn: apsw.Connection, change: Change, key: str) -> None:
     conn.execute("DELETE FROM ingest_seen WHERE key = ?", (key,))
     change.touch("ingest_seen")
@@ -76,17 +87,13 @@ def record_events(conn: apsw.Connection, change: Change, batch_id: str,
                   entries: Iterable[Mapping[str, Any]]) -> int:
     """Write one ``source_events`` row per input of a batch (VAULT-5); returns how many."""
     created = now_iso()
-    n = 0
-    for e in entries:
-        conn.execute(
-            "INSERT INTO source_events(batch_id, entry_id, project_id, scope, tool, event_at, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (batch_id, str(e["entry_id"]), e.get("project"), e.get("scope"), e.get("tool"),
-             e.get("event_at"), created),
-        )
-        n += 1
+    rows = [(batch_id, str(e["entry_id"]), e.get("project"), e.get("scope"), e.get("tool"), e.get("event_at"),
+             created) for e in entries]
+    conn.executemany(
+        "INSERT INTO source_events(batch_id, entry_id, project_id, scope, tool, event_at, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
     change.touch("source_events")
-    return n
+    return len(rows)
 
 
 def events_for_batch(conn: apsw.Connection, batch_id: str) -> list[dict[str, Any]]:

@@ -5,14 +5,18 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from vodou_desktop.ingest.dedupe import group_via_index, one_blas_thread
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.runtime import Runtime
-from vodou_desktop.search.backfill import backfill
+from vodou_desktop.search.backfill import Backfiller, backfill
 from vodou_desktop.search.embedder import Embedder
 from vodou_desktop.search.vectors import VectorIndex
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault
 from vodou_desktop.vault import query as q
+from vodou_desktop.vault.facts import insert_fact, set_embeddings
+from vodou_desktop.vault.sources import stamp_source
 
 ALL = FactFilter(project=ALL_PROJECTS)
 
@@ -77,3 +81,62 @@ def test_grouping_runs_numpy_on_one_blas_thread_and_gives_the_rest_back() -> Non
     with one_blas_thread():
         assert blas_threads() and set(blas_threads()) == {1}
     assert blas_threads() == before
+
+
+def test_a_grouping_write_does_not_wake_the_embedding_backfill(vault: Vault, model: Embedder) -> None:
+    """Grouping changes only a fact's group columns: no text to embed, so no backfill pass for it."""
+    index = VectorIndex(vault, model=model.model_id)
+    index.load()
+    passes: list[int] = []  # every backfill pass reports (0, total) as it starts
+    filler = Backfiller(vault, model, progress=lambda done, total: passes.append(total) if done == 0 else None,
+                        embedded=lambda ids: group_via_index(vault, index, ids)).start()
+    try:
+        first = remember(vault, "The boiler service is booked for the second of March", Origin(kind="cli"))
+        assert _wait(lambda: vault.read(q.count_unembedded) == 0 and filler.idle.is_set())
+        before = len(passes)
+        copy = remember(vault, "The boiler service is booked for the second of March.", Origin(kind="cli"))
+        assert _wait(lambda: vault.read(lambda c: q.get_fact(c, copy, ALL)).fact_group is not None)
+        time.sleep(2.0)  # a wake-up by the grouping write would start a pass within ~0.3 s (settle)
+        assert _wait(filler.idle.is_set)
+    finally:
+        filler.stop()
+        index.close()
+    assert vault.read(lambda c: q.get_fact(c, first, ALL)).fact_group is not None
+    assert passes[before:] == [1]  # the copy's pass only, not a second, empty one for the group write
+
+
+def test_copies_written_into_a_vault_above_the_cells_threshold_join_their_groups(
+        vault: Vault, model: Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real sentences and their real vectors, the index in cells (the threshold lowered to this vault's
+    size): each new copy of a stored fact joins that fact's group; a copy in another project does not."""
+    from bench.corpus import chunks
+    from vodou_desktop.search import vectors
+
+    monkeypatch.setattr(vectors, "COARSE_MIN_ROWS", 1_000)
+    texts = list(dict.fromkeys(c.text for c in chunks(1_600, seed=5)))[:1_200]
+    mat = model.encode(texts)
+
+    def job(conn, change):  # type: ignore[no-untyped-def]
+        source = stamp_source(conn, change, kind="cli", tier="first_party")
+        ids = [insert_fact(conn, change, text=t, source_id=source) for t in texts]
+        set_embeddings(conn, change, zip(ids, mat, strict=True), model=model.model_id)
+        return ids
+
+    ids = vault.write(job)
+    index = VectorIndex(vault, model=model.model_id)
+    index.load()
+    try:
+        assert index.coarse
+        picked = list(range(0, 1_200, 60))  # 20 stored facts, each written again, a little changed
+        copies = {i: remember(vault, texts[i].rstrip(".") + "!", Origin(kind="capture", tier="capture"))
+                  for i in picked}
+        elsewhere = remember(vault, texts[0], Origin(kind="cli"), project="other-project")
+        backfill(vault, model, embedded=lambda new: group_via_index(vault, index, new))
+    finally:
+        index.close()
+    facts = {f.id: f for f in vault.read(lambda c: q.facts_by_ids(c, [*copies.values(), elsewhere,
+                                                                      *(ids[i] for i in picked)], ALL))}
+    for i, copy in copies.items():
+        assert facts[copy].fact_group is not None and facts[copy].fact_group == facts[ids[i]].fact_group, texts[i]
+        assert facts[ids[i]].is_canonical and not facts[copy].is_canonical
+    assert facts[elsewhere].fact_group is None

@@ -107,3 +107,27 @@ def test_cli_import_json_summary_and_exit_codes(vault_path, tmp_path):
     assert "importing:" not in res.err  # progress is for a terminal; a script gets the summary alone
     res = run_cli("--vault", str(vault_path), "import", "claude", str(tmp_path / "missing.json"))
     assert res.code == 2 and res.err.startswith("vodou: error: no such file")
+
+
+@pytest.mark.parametrize(("path", "fmt"), [(CHATGPT, "chatgpt"), (CLAUDE, "claude")])
+def test_every_message_read_is_recorded_kept_or_not(vault, facts_of, path, fmt):
+    """Each user message of a stored conversation — turned into facts or not — is recorded as seen
+    (so a re-import adds nothing) and as an input of its conversation's batch (the label audit)."""
+    from vodou_desktop.ingest.exports import MalformedConversation, conversations, load_export
+    from vodou_desktop.ingest.importer import message_key
+
+    import_export(vault, path, fmt)
+    convs = [c for c in conversations(load_export(path), fmt) if not isinstance(c, MalformedConversation)]
+    users = [(c, m) for c in convs for m in c.messages if m.role == "user"]
+    kept = {f.batch_id for f in facts_of(vault)}
+    seen = vault.read(partial(store.seen_keys, keys=[message_key(fmt, c, m.id, m.text) for c, m in users]))
+    assert len(seen) == len(users)
+    events = vault.read(lambda conn: list(conn.execute("SELECT entry_id, batch_id, tool FROM source_events")))
+    batch_of = {entry: batch for entry, batch, _ in events}
+    assert sorted(batch_of) == sorted(m.id for _, m in users) and len(events) == len(users)
+    assert {t for _, _, t in events} == {fmt}
+    for conv in convs:  # one batch per conversation, holding all its user messages
+        assert len({batch_of[m.id] for m in conv.messages if m.role == "user"}) == 1
+    assert kept <= set(batch_of.values())
+    if fmt == "chatgpt":  # its chit-chat conversation gave no fact: its messages are recorded all the same
+        assert set(batch_of.values()) - kept

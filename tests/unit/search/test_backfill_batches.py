@@ -33,9 +33,9 @@ class Recording:
     def on_state(self, listener: Callable[[EmbedderState], None]) -> None:
         self._model.on_state(listener)
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
         self.calls.append(list(texts))
-        return self._model.encode(texts)
+        return self._model.encode(texts, batch_size=batch_size)
 
 
 def _wait(predicate: Callable[[], bool], timeout: float = 60.0) -> bool:

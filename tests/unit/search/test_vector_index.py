@@ -241,3 +241,22 @@ def test_laying_the_rows_out_adds_blocks_not_a_second_matrix(vault: Vault, small
         got = index.top(qv, 400)  # more than a quarter of the rows: a full scan, exact
         assert [i for i, _ in got] == _exact_ids(index, known, qv, 400)
     index.close()
+
+
+def test_near_duplicates_are_found_after_rows_were_moved_in_place(vault: Vault) -> None:
+    """Without cells, near_many bounds rows by a sketch that follows them by position; a relayout moves
+    rows within the same matrix, so the sketch must be redone, or a moved row is judged by another's."""
+    mat = _structured(2_100, seed=21)
+    ids = _fill(vault, mat)
+    index = VectorIndex(vault, model="test")
+    index.load()
+    assert not index.coarse and index._mat.shape[0] == 4_096
+    index.near_many(mat[:2], 0.95, 5)  # the sketch covers the 2,100 rows
+    more = _structured(1_900, seed=22)
+    more_ids = _fill(vault, more)  # 4,000 rows: the same matrix
+    _erase(vault, ids[:1_030])  # enough free rows for a relayout: every row after them moves up
+    for qv, chunk_id in [(mat[1_500], ids[1_500]), (mat[2_099], ids[2_099]), (more[700], more_ids[700])]:
+        got = index.near_many(qv[None, :], 0.95, 5)[0]
+        assert got and got[0][0] == chunk_id and abs(got[0][1] - 1.0) < 1e-5
+    assert index._n == len(index) == 2_970 and index._mat.shape[0] == 4_096  # laid out in place
+    index.close()

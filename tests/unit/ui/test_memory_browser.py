@@ -171,3 +171,18 @@ def test_revision_history_lists_every_real_revision(qtbot, services, seeded):
     assert ("<ol><li>r1: Prefers dark mode in every editor <i>(superseded — never recalled)</i></li>"
             "<li>r2: Prefers dark mode in editors and terminals <i>(superseded — never recalled)</i></li>"
             "<li><b>r3: Prefers dark mode everywhere</b></li></ol>") in body
+
+
+def test_an_open_browser_follows_a_grouping_write(qtbot, services, model):
+    """Grouping writes report the group columns (not the chunks' text): the browser still refreshes."""
+    vault = services.runtime.vault
+    remember(vault, "The office moved to Lyon in March", Origin("cli"))
+    remember(vault, "The office moved to Lyon in March.", Origin("import_chatgpt", tier="import"))
+    browser = MemoryBrowser(services)
+    qtbot.addWidget(browser)
+    qtbot.waitUntil(lambda: len(shown_texts(browser)) == 2)
+    refreshed: list[bool] = []
+    plain = browser.memories.refresh
+    browser.memories.refresh = lambda: (refreshed.append(True), plain())[1]  # type: ignore[method-assign]
+    assert dedupe_scan(vault, model).changed == 2
+    qtbot.waitUntil(lambda: bool(refreshed))

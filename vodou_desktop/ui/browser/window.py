@@ -191,7 +191,7 @@ class MemoryBrowser(QMainWindow):
         self.activateWindow()
 
     def _vault_changed(self, change: Change) -> None:
-        if change.external or change.tables & {"chunks", "documents", "memory_sources", "*"}:
+        if change.external or change.tables & {"chunks", "fact_groups", "documents", "memory_sources", "*"}:
             self.refresh()
         elif change.tables & {"site_rules", "settings", "operator_memory", "operator_memory_history", "approvals"}:
             self._refresh_extra_tabs()
