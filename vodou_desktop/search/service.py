@@ -159,8 +159,13 @@ class SearchService:
     def _submit(self, text: str) -> tuple[str, Future[np.ndarray] | None]:
         """The query, cut to ``MAX_QUERY_CHARS``, and its embedding handed to the model's thread."""
         text = (text or "")[:MAX_QUERY_CHARS]
-        pending = self.embedder.submit_one(text) if self.semantic and text.strip() else None  # type: ignore[union-attr]
-        return text, pending
+        if not (self.semantic and text.strip()):
+            return text, None
+        try:
+            return text, self.embedder.submit_one(text)  # type: ignore[union-attr]
+        except Exception as exc:  # the model stopped between the check and the hand-off: keyword only
+            log.warning("query embedding not started (%s); this search uses keywords only", exc)
+            return text, None
 
     def _gather(self, conn: Any, text: str, filt: FactFilter, params: FusionParams,
                 pending: Future[np.ndarray] | None) -> Candidates:
@@ -171,7 +176,7 @@ class SearchService:
                                self.index.model if pending is not None else None)
         kw = {row.id: -score for row, score, _ in ranked}
         rows = {row.id: row for row, _, _ in ranked}
-        qvec = pending.result() if pending is not None else None
+        qvec = _query_vector(pending)
         vec: dict[int, float] = {}
         if qvec is not None:
             vec, found = self._nearest_rows(conn, qvec, filt, VECTOR_POOL)
@@ -387,6 +392,18 @@ def _fusion(cands: Candidates, params: FusionParams,
         cands.norms[params.method] = (ids, len(cands.kw), len(cands.vec), kw_norm, vec_norm)
     w = keyword_weight(params, cands.kw)
     return {i: w * kw_norm[i] + (1 - w) * vec_norm[i] for i in ids}, kw_norm, vec_norm, w
+
+
+def _query_vector(pending: Future[np.ndarray] | None) -> np.ndarray | None:
+    """The query's vector, or None when there is none or the model failed on it: a search then
+    answers from keywords alone rather than raising (as it does while the model is loading)."""
+    if pending is None:
+        return None
+    try:
+        return pending.result()
+    except Exception as exc:
+        log.warning("query embedding failed (%s); this search uses keywords only", exc)
+        return None
 
 
 def _dots(qvec: np.ndarray, rows: list[tuple[int, bytes]]) -> dict[int, float]:

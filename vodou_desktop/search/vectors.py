@@ -505,9 +505,9 @@ class _Sketch:
     A projection never lengthens a difference, so ``|P(a - b)|`` bounds ``|a - b|`` from below: a
     row whose bound is already too far cannot reach the cosine asked for, and is skipped without
     reading its full vector. The axes decide only how many rows are skipped, never which near rows
-    are found. Rows are never changed in place by the index (a replaced or erased vector gets a new
-    row, or none), so the sketch follows it by projecting new rows only, and everything again when
-    the index moves to a new matrix (grown or laid out) or reloads."""
+    are found. A replaced or erased vector gets a new row, or none, so the sketch follows the index by
+    projecting new rows only; it is dropped, and everything projected again, when the index moves to
+    a new matrix (grown), lays its rows out by cell in place (rows change position), or reloads."""
 
     axes: np.ndarray  # dim x SKETCH_DIM, orthonormal columns
     fit_rows: int  # rows when the axes were chosen

@@ -7,6 +7,7 @@ from concurrent.futures import Future
 from typing import Any
 
 import numpy as np
+import pytest
 
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.search.backfill import backfill
@@ -116,3 +117,31 @@ def test_a_vector_written_while_a_query_reads_joins_the_index(vault: Vault) -> N
     assert service.search("walrus", FactFilter())  # the keyword stage read before the write
     assert late and index.top(unit[40], 1)[0][0] == late[0]
     index.close()
+
+
+class _Failing:
+    """The real model until it fails on a query: the Future fails (out of memory, a torch error) or
+    the hand-off itself raises (the model stopped between the readiness check and the submit)."""
+
+    def __init__(self, model: Embedder, how: str) -> None:
+        self.model, self.how = model, how
+        self.model_id, self.ready = model.model_id, True
+
+    def submit_one(self, text: str) -> Future[np.ndarray]:
+        if self.how == "submit":
+            raise RuntimeError("embedder is off")
+        failed: Future[np.ndarray] = Future()
+        failed.set_exception(RuntimeError("out of memory"))
+        return failed
+
+
+@pytest.mark.parametrize("how", ["result", "submit"])
+def test_a_query_the_model_fails_on_is_answered_from_keywords(hybrid_search: SearchService, how: str) -> None:
+    vault = hybrid_search.vault
+    target = remember(vault, "The wombat sleeps in a burrow under the garden", Origin(kind="cli"))
+    remember(vault, "Herons nest in colonies by the river", Origin(kind="cli"))
+    backfill(vault, hybrid_search.embedder)  # type: ignore[arg-type]
+    failing = SearchService(vault, _Failing(hybrid_search.embedder, how), hybrid_search.index)  # type: ignore[arg-type]
+    results = failing.search("wombat burrow", FactFilter())
+    assert [r.fact.id for r in results] == [target]
+    assert failing.gather("wombat burrow", FactFilter()).semantic is False
