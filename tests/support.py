@@ -8,6 +8,7 @@ import io
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 VAULT_SUFFIXES = ("", "-wal", "-shm", "-journal")
 
@@ -65,3 +66,42 @@ class DateClock:
     def advance(self, **delta: float) -> datetime:
         self.now += timedelta(**delta)
         return self.now
+
+
+def unit_rows(mat: Any) -> Any:
+    """``mat``'s rows scaled to length 1, as float32 (what the vector index stores)."""
+    import numpy as np
+
+    return (mat / np.linalg.norm(mat, axis=1, keepdims=True)).astype(np.float32)
+
+
+def structured_vectors(n: int, seed: int = 3) -> Any:
+    """Unit vectors with the low-rank structure of sentence embeddings (topics + noise)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    topics = rng.normal(size=(40, 384))
+    return unit_rows(rng.dirichlet(np.full(40, 0.3), size=n) @ topics + rng.normal(scale=0.2, size=(n, 384)))
+
+
+def fill_vectors(vault: Any, mat: Any, model: str = "test") -> list[int]:
+    """One fact per row of ``mat`` (texts ``fact i``), each with that row as its vector of ``model``."""
+    from vodou_desktop.vault.facts import insert_fact, set_embeddings
+    from vodou_desktop.vault.sources import stamp_source
+
+    def job(conn: Any, change: Any) -> list[int]:
+        source = stamp_source(conn, change, kind="bench", tier="first_party")
+        ids = [insert_fact(conn, change, text=f"fact {i}", source_id=source) for i in range(len(mat))]
+        set_embeddings(conn, change, zip(ids, mat, strict=True), model=model)
+        return ids
+
+    return list(vault.write(job))
+
+
+def delete_rows(vault: Any, chunk_ids: list[int]) -> None:
+    """Delete chunks outright (as an erase does), telling listeners which rows went."""
+    def job(conn: Any, change: Any) -> None:
+        conn.executemany("DELETE FROM chunks WHERE id = ?", [(i,) for i in chunk_ids])
+        change.touch("chunks", chunk_ids=chunk_ids)
+
+    vault.write(job)

@@ -6,47 +6,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.support import delete_rows, fill_vectors, structured_vectors, unit_rows
 from vodou_desktop.search import vectors
 from vodou_desktop.search.vectors import VectorIndex
-from vodou_desktop.vault import Change, Vault
-from vodou_desktop.vault.facts import insert_fact, set_embeddings
-from vodou_desktop.vault.sources import stamp_source
+from vodou_desktop.vault import Vault
 
 GATE = 0.88
 
 
-def _unit(mat: np.ndarray) -> np.ndarray:
-    return (mat / np.linalg.norm(mat, axis=1, keepdims=True)).astype(np.float32)
-
-
-def _structured(n: int, seed: int) -> np.ndarray:
-    """Unit vectors with the low-rank structure of sentence embeddings (topics + noise)."""
-    rng = np.random.default_rng(seed)
-    topics = rng.normal(size=(40, 384))
-    return _unit(rng.dirichlet(np.full(40, 0.3), size=n) @ topics + rng.normal(scale=0.2, size=(n, 384)))
-
-
 def _near(base: np.ndarray, scale: float, seed: int) -> np.ndarray:
     """Copies of ``base`` rows a little off (cosine ~0.97 at 0.01: near-duplicates)."""
-    return _unit(base + np.random.default_rng(seed).normal(scale=scale, size=base.shape))
+    return unit_rows(base + np.random.default_rng(seed).normal(scale=scale, size=base.shape))
 
 
-def _fill(vault: Vault, mat: np.ndarray) -> list[int]:
-    def job(conn, change: Change) -> list[int]:  # type: ignore[no-untyped-def]
-        source = stamp_source(conn, change, kind="bench", tier="first_party")
-        ids = [insert_fact(conn, change, text=f"fact {i}", source_id=source) for i in range(len(mat))]
-        set_embeddings(conn, change, zip(ids, mat, strict=True), model="test")
-        return ids
-
-    return list(vault.write(job))
-
-
-def _erase(vault: Vault, chunk_ids: list[int]) -> None:
-    def job(conn, change: Change) -> None:  # type: ignore[no-untyped-def]
-        conn.executemany("DELETE FROM chunks WHERE id = ?", [(i,) for i in chunk_ids])
-        change.touch("chunks", chunk_ids=chunk_ids)
-
-    vault.write(job)
 
 
 def _exact(ids: list[int], mat: np.ndarray, qv: np.ndarray, gone: set[int] = frozenset()) -> set[int]:  # type: ignore[assignment]
@@ -62,10 +34,10 @@ def test_every_near_duplicate_is_found_and_erased_rows_never(vault: Vault, monke
                                                             coarse: bool) -> None:
     if coarse:
         monkeypatch.setattr(vectors, "COARSE_MIN_ROWS", 3_000)
-    base = _structured(4_000, seed=1)
+    base = structured_vectors(4_000, seed=1)
     copies = _near(base[:60], 0.01, seed=2)  # 60 stored facts with a stored near-duplicate each
     mat = np.vstack([base, copies])
-    ids = _fill(vault, mat)
+    ids = fill_vectors(vault, mat)
     index = VectorIndex(vault, model="test")
     index.load()
     assert index.coarse is coarse
@@ -78,14 +50,14 @@ def test_every_near_duplicate_is_found_and_erased_rows_never(vault: Vault, monke
     assert all(abs(s - float(mat[ids.index(i)] @ queries[0])) < 1e-5 for i, s in hits)
     assert len(index.near_many(queries[:1], GATE, 1)[0]) == 1
     # new rows are found at once (cells: from the tail; no cells: the sketch follows), erased never
-    [new] = _fill(vault, _near(base[:1], 0.01, seed=4))
+    [new] = fill_vectors(vault, _near(base[:1], 0.01, seed=4))
     assert new in _found(index, queries[:1])[0]
     gone = [ids[0], ids[4_000]]
-    _erase(vault, gone)
+    delete_rows(vault, gone)
     assert not set(gone) & _found(index, queries[:1])[0]
     # enough erased to lay the rows out again (a new matrix): still every live near-duplicate
     dropped = ids[100:2_000]
-    _erase(vault, dropped)
+    delete_rows(vault, dropped)
     assert _found(index, queries) == [_exact(ids, mat, qv, set(gone) | set(dropped)) | ({new} if j == 0 else set())
                                       for j, qv in enumerate(queries)]
     assert index.near_many(np.zeros((2, 16), dtype=np.float32), GATE, 5) == [[], []]  # another width
@@ -95,11 +67,11 @@ def test_every_near_duplicate_is_found_and_erased_rows_never(vault: Vault, monke
 def test_without_cells_nothing_above_the_cosine_is_missed(vault: Vault) -> None:
     """The sketch's bound is exact: every row above the cosine, however it lies (here: copies at
     cosines from ~0.80 to ~0.99, many near the gate)."""
-    base = _structured(3_000, seed=5)
+    base = structured_vectors(3_000, seed=5)
     rng = np.random.default_rng(6)
-    copies = _unit(base[:300] + rng.normal(size=(300, 384)) * rng.uniform(0.002, 0.03, size=(300, 1)))
+    copies = unit_rows(base[:300] + rng.normal(size=(300, 384)) * rng.uniform(0.002, 0.03, size=(300, 1)))
     mat = np.vstack([base, copies])
-    ids = _fill(vault, mat)
+    ids = fill_vectors(vault, mat)
     index = VectorIndex(vault, model="test")
     index.load()
     assert not index.coarse
@@ -115,10 +87,10 @@ def test_a_large_index_before_its_cells_are_fitted_scans_exactly(vault: Vault,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(vectors, "COARSE_MIN_ROWS", 1_000)
     monkeypatch.setattr(VectorIndex, "fit_if_due", lambda self: None)  # the fit has not run yet
-    base = _structured(1_500, seed=7)
+    base = structured_vectors(1_500, seed=7)
     copies = _near(base[:20], 0.01, seed=8)
     mat = np.vstack([base, copies])
-    ids = _fill(vault, mat)
+    ids = fill_vectors(vault, mat)
     index = VectorIndex(vault, model="test")
     index.load()
     assert not index.coarse
@@ -129,16 +101,16 @@ def test_a_large_index_before_its_cells_are_fitted_scans_exactly(vault: Vault,
 def test_the_sketch_follows_a_reload_into_the_same_matrix(vault: Vault) -> None:
     """A reload (another process wrote the vault) refills the matrix from its first row: every row
     has moved, and the sketch must not keep the old rows' projections."""
-    base = _structured(2_000, seed=9)
+    base = structured_vectors(2_000, seed=9)
     copies = _near(base[500:540], 0.01, seed=10)
     mat = np.vstack([base, copies])
-    ids = _fill(vault, mat)
+    ids = fill_vectors(vault, mat)
     index = VectorIndex(vault, model="test")
     index.load()
     queries = _near(base[500:540], 0.012, seed=11)
     assert _found(index, queries) == [_exact(ids, mat, qv) for qv in queries]  # the sketch is made
     gone = ids[:300]
-    _erase(vault, gone)
+    delete_rows(vault, gone)
     index.load()  # the same matrix, refilled: each row 300 places earlier
     assert _found(index, queries) == [_exact(ids, mat, qv, set(gone)) for qv in queries]
     index.close()

@@ -6,31 +6,12 @@ import numpy as np
 import pytest
 
 from bench.corpus import chunks, queries
+from tests.support import delete_rows, fill_vectors, structured_vectors
 from vodou_desktop.search import vectors
 from vodou_desktop.search.embedder import Embedder
 from vodou_desktop.search.vectors import VectorIndex
 from vodou_desktop.vault import Change, Vault
-from vodou_desktop.vault.facts import insert_fact, set_embeddings
-from vodou_desktop.vault.sources import stamp_source
-
-
-def _structured(n: int, seed: int = 3) -> np.ndarray:
-    """Unit vectors with the low-rank structure of sentence embeddings (topics + noise)."""
-    rng = np.random.default_rng(seed)
-    topics = rng.normal(size=(40, 384))
-    mix = rng.dirichlet(np.full(40, 0.3), size=n)
-    mat = mix @ topics + rng.normal(scale=0.2, size=(n, 384))
-    return (mat / np.linalg.norm(mat, axis=1, keepdims=True)).astype(np.float32)
-
-
-def _fill(vault: Vault, mat: np.ndarray) -> list[int]:
-    def job(conn, change: Change) -> list[int]:  # type: ignore[no-untyped-def]
-        source = stamp_source(conn, change, kind="bench", tier="first_party")
-        ids = [insert_fact(conn, change, text=f"fact {i}", source_id=source) for i in range(len(mat))]
-        set_embeddings(conn, change, zip(ids, mat, strict=True), model="test")
-        return ids
-
-    return list(vault.write(job))
+from vodou_desktop.vault.facts import set_embeddings
 
 
 @pytest.fixture
@@ -46,25 +27,19 @@ def _exact_ids(index: VectorIndex, ids: dict[int, np.ndarray], qv: np.ndarray, k
     return [live[j] for j in np.argsort(-(mat @ qv), kind="stable")[:k]]
 
 
-def _erase(vault: Vault, chunk_ids: list[int]) -> None:
-    def job(conn, change: Change) -> None:  # type: ignore[no-untyped-def]
-        conn.executemany("DELETE FROM chunks WHERE id = ?", [(i,) for i in chunk_ids])
-        change.touch("chunks", chunk_ids=chunk_ids)
-
-    vault.write(job)
 
 
 def test_cells_find_nearly_the_exact_top_10(vault: Vault, small_coarse: None,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """Topic mixtures without clusters are harder for cells than real sentences: a third of them probed."""
     monkeypatch.setattr(vectors, "NPROBE", 24)
-    mat = _structured(6_000)
-    ids = np.asarray(_fill(vault, mat))
+    mat = structured_vectors(6_000)
+    ids = np.asarray(fill_vectors(vault, mat))
     index = VectorIndex(vault, model="test")
     index.load()
     assert index.coarse and index._cells is not None
     assert 60 < len(index._cells.centroids) < 100  # ~sqrt(n) cells
-    queries = _structured(50, seed=11)
+    queries = structured_vectors(50, seed=11)
     overlap = []
     for qv in queries:
         got = index.top(qv, 10)
@@ -84,7 +59,7 @@ def test_cells_find_the_exact_neighbours_of_real_sentences(vault: Vault, model: 
     monkeypatch.setattr(vectors, "NPROBE", 8)  # of ~35 cells
     texts = list(dict.fromkeys(c.text for c in chunks(1_600, seed=5)))[:1_200]
     mat = model.encode(texts)
-    ids = np.asarray(_fill(vault, mat))
+    ids = np.asarray(fill_vectors(vault, mat))
     index = VectorIndex(vault, model="test")
     index.load()
     assert index.coarse
@@ -99,19 +74,19 @@ def test_cells_find_the_exact_neighbours_of_real_sentences(vault: Vault, model: 
 
 
 def test_cells_follow_new_and_erased_vectors(vault: Vault, small_coarse: None) -> None:
-    mat = _structured(3_500)
-    ids = _fill(vault, mat)
+    mat = structured_vectors(3_500)
+    ids = fill_vectors(vault, mat)
     index = VectorIndex(vault, model="test")
     index.load()
     assert index.coarse
-    probe = _structured(1, seed=99)[0]
-    [new_id] = _fill(vault, probe[None, :])
+    probe = structured_vectors(1, seed=99)[0]
+    [new_id] = fill_vectors(vault, probe[None, :])
     assert index.top(probe, 1)[0][0] == new_id  # a new vector is found from the tail at once
-    _erase(vault, [new_id])
+    delete_rows(vault, [new_id])
     assert new_id not in {i for i, _ in index.top(probe, 20)}
     # the nearest laid-out rows of the probe are erased: neither the cells nor a full scan return them
     nearest = [i for i, _ in index.top(probe, 30)]
-    _erase(vault, nearest)
+    delete_rows(vault, nearest)
     for n in (30, 500, 4_000):  # cells, more cells, a full scan
         assert not set(nearest) & {i for i, _ in index.top(probe, n)}
     assert len(index) == len(ids) - len(nearest)
@@ -119,38 +94,38 @@ def test_cells_follow_new_and_erased_vectors(vault: Vault, small_coarse: None) -
 
 
 def test_many_additions_join_the_layout_and_a_doubled_index_is_refitted(vault: Vault, small_coarse: None) -> None:
-    mat = _structured(3_200, seed=4)
-    known = dict(zip(_fill(vault, mat), mat, strict=True))
+    mat = structured_vectors(3_200, seed=4)
+    known = dict(zip(fill_vectors(vault, mat), mat, strict=True))
     index = VectorIndex(vault, model="test")
     index.load()
     assert index._cells is not None
     first = index._cells
     assert first.laid == len(known)
-    added = _structured(600, seed=5)
+    added = structured_vectors(600, seed=5)
     for start in range(0, len(added), 100):  # facts arrive in small batches, one query after each
         part = added[start : start + 100]
-        known.update(zip(_fill(vault, part), part, strict=True))
+        known.update(zip(fill_vectors(vault, part), part, strict=True))
         qv = part[0]
         assert index.top(qv, 1)[0][0] == _exact_ids(index, known, qv, 1)[0]
     assert index._cells is first and first.laid > 3_200  # the tail joined the layout (same centroids)
-    more = _structured(3_000, seed=6)
-    known.update(zip(_fill(vault, more), more, strict=True))
+    more = structured_vectors(3_000, seed=6)
+    known.update(zip(fill_vectors(vault, more), more, strict=True))
     assert len(index) == len(known)  # the sync that starts the refit in the background
     index.join_fit(60)
     assert index._cells is not first and index._cells is not None
     assert index._cells.laid == len(known) and index._cells.fit_n == len(known)
-    for qv in _structured(5, seed=12):
+    for qv in structured_vectors(5, seed=12):
         got = [i for i, _ in index.top(qv, 200)]
         assert len(got) == 200 and set(got) <= set(known)
     index.close()
 
 
 def test_a_changed_vector_replaces_the_old_one(vault: Vault, small_coarse: None) -> None:
-    mat = _structured(3_100, seed=7)
-    ids = _fill(vault, mat)
+    mat = structured_vectors(3_100, seed=7)
+    ids = fill_vectors(vault, mat)
     index = VectorIndex(vault, model="test")
     index.load()
-    target, probe = ids[10], _structured(1, seed=77)[0]
+    target, probe = ids[10], structured_vectors(1, seed=77)[0]
 
     def move(conn, change: Change) -> None:  # type: ignore[no-untyped-def]
         set_embeddings(conn, change, [(target, probe)], model="test")
@@ -165,12 +140,12 @@ def test_a_changed_vector_replaces_the_old_one(vault: Vault, small_coarse: None)
 
 
 def test_small_index_is_exact(vault: Vault) -> None:
-    mat = _structured(500)
-    ids = np.asarray(_fill(vault, mat))
+    mat = structured_vectors(500)
+    ids = np.asarray(fill_vectors(vault, mat))
     index = VectorIndex(vault, model="test")
     index.load()
     assert not index.coarse
-    qv = _structured(1, seed=5)[0]
+    qv = structured_vectors(1, seed=5)[0]
     assert [i for i, _ in index.top(qv, 10)] == ids[np.argsort(-(mat @ qv))[:10]].tolist()
     index.close()
 
@@ -181,12 +156,12 @@ def test_top_many_gives_each_query_what_top_gives(vault: Vault, monkeypatch: pyt
         monkeypatch.setattr(vectors, "COARSE_MIN_ROWS", 3_000)
         monkeypatch.setattr(vectors, "NPROBE", 8)
     monkeypatch.setattr(vectors, "MANY_AT_ONCE", 4)  # several matrix passes
-    mat = _structured(4_000, seed=9)
-    _fill(vault, mat)
+    mat = structured_vectors(4_000, seed=9)
+    fill_vectors(vault, mat)
     index = VectorIndex(vault, model="test")
     index.load()
     assert index.coarse is coarse
-    queries = _structured(10, seed=10)
+    queries = structured_vectors(10, seed=10)
     many, one_by_one = index.top_many(queries, 20), [index.top(qv, 20) for qv in queries]
     assert [[i for i, _ in r] for r in many] == [[i for i, _ in r] for r in one_by_one]
     assert np.allclose([[s for _, s in r] for r in many], [[s for _, s in r] for r in one_by_one], atol=1e-5)
@@ -201,15 +176,15 @@ def test_laying_the_rows_out_adds_blocks_not_a_second_matrix(vault: Vault, small
     import tracemalloc
 
     monkeypatch.setattr(vectors, "MOVE_ROWS", 256)
-    mat = _structured(3_600, seed=13)
-    known = dict(zip(_fill(vault, mat), mat, strict=True))
+    mat = structured_vectors(3_600, seed=13)
+    known = dict(zip(fill_vectors(vault, mat), mat, strict=True))
     index = VectorIndex(vault, model="test")
     index.load()
     assert index._cells is not None
-    tail = _structured(400, seed=14)  # a tail to join the layout, and erased rows to drop
-    known.update(zip(_fill(vault, tail), tail, strict=True))
+    tail = structured_vectors(400, seed=14)  # a tail to join the layout, and erased rows to drop
+    known.update(zip(fill_vectors(vault, tail), tail, strict=True))
     erased = list(known)[5:400:3]
-    _erase(vault, erased)
+    delete_rows(vault, erased)
     for i in erased:
         del known[i]
     with index._lock:  # what sync does, without starting it here
@@ -237,7 +212,7 @@ def test_laying_the_rows_out_adds_blocks_not_a_second_matrix(vault: Vault, small
     assert np.all(np.diff(cells) >= 0)
     assert np.array_equal(index._cells.starts, np.concatenate([[0], np.cumsum(np.bincount(cells, minlength=len(
         index._cells.centroids)))]))
-    for qv in _structured(5, seed=15):
+    for qv in structured_vectors(5, seed=15):
         got = index.top(qv, 400)  # more than a quarter of the rows: a full scan, exact
         assert [i for i, _ in got] == _exact_ids(index, known, qv, 400)
     index.close()
@@ -246,15 +221,15 @@ def test_laying_the_rows_out_adds_blocks_not_a_second_matrix(vault: Vault, small
 def test_near_duplicates_are_found_after_rows_were_moved_in_place(vault: Vault) -> None:
     """Without cells, near_many bounds rows by a sketch that follows them by position; a relayout moves
     rows within the same matrix, so the sketch must be redone, or a moved row is judged by another's."""
-    mat = _structured(2_100, seed=21)
-    ids = _fill(vault, mat)
+    mat = structured_vectors(2_100, seed=21)
+    ids = fill_vectors(vault, mat)
     index = VectorIndex(vault, model="test")
     index.load()
     assert not index.coarse and index._mat.shape[0] == 4_096
     index.near_many(mat[:2], 0.95, 5)  # the sketch covers the 2,100 rows
-    more = _structured(1_900, seed=22)
-    more_ids = _fill(vault, more)  # 4,000 rows: the same matrix
-    _erase(vault, ids[:1_030])  # enough free rows for a relayout: every row after them moves up
+    more = structured_vectors(1_900, seed=22)
+    more_ids = fill_vectors(vault, more)  # 4,000 rows: the same matrix
+    delete_rows(vault, ids[:1_030])  # enough free rows for a relayout: every row after them moves up
     for qv, chunk_id in [(mat[1_500], ids[1_500]), (mat[2_099], ids[2_099]), (more[700], more_ids[700])]:
         got = index.near_many(qv[None, :], 0.95, 5)[0]
         assert got and got[0][0] == chunk_id and abs(got[0][1] - 1.0) < 1e-5
