@@ -236,10 +236,6 @@ class SearchService:
                 known[t] = q.term_is_common(conn, keyword.quote(t), memo[2])
         return {t for t in terms if known[t]}
 
-    def _vector(self, text: str, filt: FactFilter, pool: int) -> dict[int, float]:
-        """The vector path alone for ``text`` (bench.search times it)."""
-        return self._nearest(self.embedder.encode_one(text), filt, pool) if self.semantic else {}  # type: ignore[union-attr]
-
     def _nearest(self, qvec: np.ndarray, filt: FactFilter, pool: int) -> dict[int, float]:
         """Cosine per id, for candidates that pass the filter; widens until ``pool`` pass."""
         with self.index.held():

@@ -116,6 +116,7 @@ class VectorIndex:
         self._pending: set[int] = set()
         self._reload = False
         self._held = threading.local()  # depth of ``held`` blocks on this thread
+        self._near_sketch: _Sketch | None = None  # near_many's, without cells (made at its first call)
         self._unsubscribe = vault.subscribe(self._on_change)
 
     def __len__(self) -> int:
@@ -282,7 +283,7 @@ class VectorIndex:
         permute_rows(self._mat, order)
         # near_many's sketch follows rows by position in this matrix: they moved, so it is redone
         # (as when a relayout made a new matrix)
-        vars(self).pop("_near_sketch", None)
+        self._near_sketch = None
         self._ids[:total] = self._ids[order]
         self._cell[:total] = self._cell[order]
         self._ids[n:total], self._cell[n:total] = -1, -1
@@ -399,15 +400,14 @@ class VectorIndex:
                 return [[] for _ in range(len(qs))]  # empty, or another model's width
             cells = self._cells
             if cells is not None:
-                vars(self).pop("_near_sketch", None)
+                self._near_sketch = None
                 return [self._pick(*_scored_above(self._mat, slices, tail, qv, min_score), limit)
                         for qv, (slices, tail) in zip(qs, _near_cells(cells, self._cell[: self._n], qs, nprobe),
                                                       strict=True)]
             if len(self._row) < COARSE_MIN_ROWS:
-                sketch = _Sketch.kept(vars(self).get("_near_sketch"), self._mat, self._n, self._ids,
-                                      self._generation)
-                vars(self)["_near_sketch"] = sketch
-                rows = sketch.candidates(qs, min_score)
+                self._near_sketch = _Sketch.kept(self._near_sketch, self._mat, self._n, self._ids,
+                                                 self._generation)
+                rows = self._near_sketch.candidates(qs, min_score)
             else:  # a large index whose cells are being fitted: an exact scan meanwhile
                 rows = _above(self._mat[: self._n], qs, min_score)
             out = []

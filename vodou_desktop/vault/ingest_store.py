@@ -37,16 +37,11 @@ def seen_keys(conn: apsw.Connection, keys: Iterable[str]) -> set[str]:
 
 
 def mark_seen(conn: apsw.Connection, change: Change, key: str, value: str | None = None) -> None:
-    conn.execute(
-        "INSERT INTO ingest_seen(key, value, updated_at) VALUES (?, ?, ?)"
-        " ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-        (key, value, now_iso()),
-    )
-    change.touch("ingest_seen")
+    mark_seen_many(conn, change, [(key, value)])
 
 
 def mark_seen_many(conn: apsw.Connection, change: Change, items: Iterable[tuple[str, str | None]]) -> None:
-    """``mark_seen`` for many (key, value) pairs in one statement (an import records every message)."""
+    """Record each (key, value) pair as seen, in one statement (an import records every message)."""
     now = now_iso()
     conn.executemany(
         "INSERT INTO ingest_seen(key, value, updated_at) VALUES (?, ?, ?)"
