@@ -72,7 +72,9 @@ def test_another_api_version_is_said_plainly(tmp_path: Path, vodou_server: Vodou
             panel.click("#port-box summary")
             panel.fill("#port", str(vodou_server.port))
             panel.click("#port-form button")
-            panel.wait_for_selector("#problem:not([hidden])")
+            # The panel may already show "not running" from its first probe (the default port): wait
+            # for the answer from this port, not just for any problem to be shown.
+            panel.wait_for_selector("#problem:not([hidden]) #problem-text:has-text('speaks API')")
             assert "speaks API 1.0; this extension needs 2.0" in panel.inner_text("#problem-text")
             assert "Update both to the same release" in panel.inner_text("#problem-todo")
         finally:
