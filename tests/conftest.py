@@ -32,9 +32,9 @@ def vodou_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
 
 
 @pytest.fixture(scope="session")
-def model() -> Embedder:
-    """The real all-MiniLM-L6-v2, loaded once per test session."""
-    embedder = Embedder("default").start()
+def model(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
+    """The real all-MiniLM-L6-v2, loaded once per test session (its ONNX graph cached in a temp dir)."""
+    embedder = Embedder("default", cache_dir=tmp_path_factory.mktemp("model-cache")).start()
     assert embedder.wait(300) is EmbedderState.READY, embedder.error
     return embedder
 
@@ -72,8 +72,8 @@ def cli_model(model: Embedder, monkeypatch: pytest.MonkeyPatch) -> Embedder:
     """Make in-process CLI runs reuse the session's model instead of loading their own."""
     real = runtime_module.make_embedder
 
-    def shared(choice: str) -> Embedder:
-        return model if choice == "default" else real(choice)
+    def shared(choice: str, *, long_running: bool = True) -> Embedder:
+        return model if choice == "default" else real(choice, long_running=long_running)
 
     monkeypatch.setattr(runtime_module, "make_embedder", shared)
     return model

@@ -37,6 +37,12 @@ def log_dir() -> Path:
     return home / "logs" if home else Path(platformdirs.user_log_dir(APP_ID, appauthor=False))
 
 
+def cache_dir() -> Path:
+    """Derived files that can be rebuilt at any time (the embedding model's exported graph)."""
+    home = _home()
+    return home / "cache" if home else Path(platformdirs.user_cache_dir(APP_ID, appauthor=False))
+
+
 def runtime_dir() -> Path:
     """Sockets and locks for single-instance and the running bridge's port file."""
     home = _home()
