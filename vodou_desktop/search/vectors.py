@@ -332,7 +332,7 @@ class VectorIndex:
                 part = qs[start : start + MANY_AT_ONCE]
                 pass_scores = self._mat[: self._n] @ part.T
                 for j in range(len(part)):
-                    out.append(self._pick(np.arange(self._n), pass_scores[:, j], n))
+                    out.append(self._pick(None, pass_scores[:, j], n))
         return out
 
     def _top_cells(self, cells: _Cells, qv: np.ndarray, n: int) -> list[tuple[int, float]]:
@@ -370,15 +370,16 @@ class VectorIndex:
             scores[laid:] = self._mat[tail] @ qv
         return self._pick(rows, scores, n)
 
-    def _pick(self, rows: np.ndarray, scores: np.ndarray, n: int) -> list[tuple[int, float]]:
-        """The ``n`` best live rows among ``rows`` (scored ``scores``), best first, as (id, score)."""
-        ids = self._ids[rows]
+    def _pick(self, rows: np.ndarray | None, scores: np.ndarray, n: int) -> list[tuple[int, float]]:
+        """The ``n`` best live rows among ``rows`` (scored ``scores``; None: every row, in order),
+        best first, as (id, score)."""
+        ids = self._ids[: len(scores)] if rows is None else self._ids[rows]
         live = ids >= 0
         if not live.all():
-            rows, scores, ids = rows[live], scores[live], ids[live]
+            scores, ids = scores[live], ids[live]
         best = _best(scores, n)
         best = best[np.argsort(-scores[best], kind="stable")]
-        return [(int(i), float(s)) for i, s in zip(ids[best], scores[best], strict=True)]
+        return list(zip(ids[best].tolist(), scores[best].tolist(), strict=True))
 
     def near_many(self, queries: np.ndarray, min_score: float, limit: int,
                   nprobe: int = NEAR_NPROBE) -> list[list[tuple[int, float]]]:
