@@ -266,8 +266,8 @@ class Embedder:
         samples = ["where did I put the spare key", "ünïcödé 🐦 2023-05-07", "a long text " * 400]
         for _attempt in range(2):
             try:
-                candidate = onnx_path.load_or_export(first.auto_model, first.tokenizer, self._model.max_seq_length,
-                                                     folder, self._cache_dir, name)
+                candidate = onnx_path.load_or_export(first.tokenizer, self._model.max_seq_length, folder,
+                                                     self._cache_dir, name)
                 agrees = all(_same(candidate([t]), self._reference([t])) for t in samples)
             except Exception as exc:
                 log.warning("Embedding model %s: no ONNX path, queries run on torch (%s: %s)",

@@ -13,7 +13,6 @@ vectors against the torch path before using it (``Embedder``): any doubt, and qu
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import io
 import logging
@@ -31,6 +30,8 @@ EXPORT_FORMAT = 1  # bump when the exported graph changes shape, so older cached
 OPSET = 17
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 STALE_PARTIAL_S = 3600.0  # a half-written export older than this was left by a process that died
+EXPORT_TIMEOUT_S = 600.0
+CHILD_FLAG = "--export-onnx-graph"  # ``vodou`` runs the export child with this (not a command people type)
 
 
 def available() -> bool:
@@ -99,8 +100,7 @@ def export(transformer: Any, tokenizer: Any) -> bytes:
 
     sample = tokenizer(["an example query"], return_tensors="pt")
     names = [n for n in INPUTS if n in sample]
-    # A copy: tracing runs the model, and the original keeps serving the model thread meanwhile.
-    wrapper = Pooled(copy.deepcopy(transformer).eval(), names).eval()
+    wrapper = Pooled(transformer.eval(), names).eval()
     out = io.BytesIO()
     with warnings.catch_warnings(), torch.inference_mode():
         warnings.simplefilter("ignore")
@@ -111,11 +111,47 @@ def export(transformer: Any, tokenizer: Any) -> bytes:
     return out.getvalue()
 
 
-def load_or_export(transformer: Any, tokenizer: Any, max_length: int, model_dir: Path,
+def child_main(argv: list[str]) -> int:
+    """The export child (``vodou --export-onnx-graph MODEL_DIR OUT``): load the model from its
+    folder, export it, write the graph to ``OUT``."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from sentence_transformers import SentenceTransformer
+
+    model_dir, out = argv
+    first = SentenceTransformer(model_dir, device="cpu")[0]
+    Path(out).write_bytes(export(first.auto_model, first.tokenizer))
+    return 0
+
+
+def export_in_child(model_dir: Path, timeout: float = EXPORT_TIMEOUT_S) -> bytes:
+    """``export`` of the model in ``model_dir``, run in a child process: tracing holds a few hundred
+    MB for a moment, which a long-running process would keep (the allocator does not give it back).
+    The child is a new interpreter running only the export (a bundle runs its own executable)."""
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="vodou-onnx-") as folder:
+        out = Path(folder) / "graph.onnx"
+        runner = [sys.executable] if getattr(sys, "frozen", False) else [sys.executable, "-m", "vodou_desktop"]
+        try:
+            done = subprocess.run([*runner, CHILD_FLAG, str(model_dir), str(out)], capture_output=True,
+                                  text=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False)
+        except subprocess.TimeoutExpired:
+            raise TimeoutError(f"the ONNX export took over {timeout:.0f} s") from None
+        if done.returncode != 0 or not out.is_file():
+            last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+            raise RuntimeError(f"the ONNX export failed (exit code {done.returncode}: {last})")
+        return out.read_bytes()
+
+
+def load_or_export(tokenizer: Any, max_length: int, model_dir: Path,
                    cache_dir: Path | None, name: str) -> OnnxQueryModel:
     """The session for this model: from the cached graph when its fingerprint matches, else
-    exported now (about a second and a few hundred MB for a moment, once per model) and cached.
-    A cache that cannot be written only costs the export again at the next start."""
+    exported now (a few seconds in a child process, once per model) and cached. A cache that
+    cannot be written only costs the export again at the next start."""
     path = None
     if cache_dir is not None:
         path = cache_dir / "models" / f"{name}@{fingerprint(model_dir)}.onnx"
@@ -125,16 +161,17 @@ def load_or_export(transformer: Any, tokenizer: Any, max_length: int, model_dir:
             except Exception:
                 log.info("Cached ONNX graph %s unreadable; exporting it again", path.name, exc_info=True)
     started = time.monotonic()
-    graph = export(transformer, tokenizer)
+    graph = export_in_child(model_dir)
     log.info("Exported %s to ONNX in %.1f s", name, time.monotonic() - started)
-    if path is not None:
-        _write(path, graph)
+    if path is not None and _write(path, graph):
+        del graph  # the session reads the file: built from bytes it held ~70 MB more here
+        return OnnxQueryModel(tokenizer, max_length, path)
     return OnnxQueryModel(tokenizer, max_length, graph)
 
 
-def _write(path: Path, graph: bytes) -> None:
+def _write(path: Path, graph: bytes) -> bool:
     """Atomically (a partial file under another name, then a rename); older graphs of the same
-    model and partial files left by a process that died are removed."""
+    model and partial files left by a process that died are removed. Whether it was written."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         now = time.time()
@@ -143,10 +180,15 @@ def _write(path: Path, graph: bytes) -> None:
             if old != path and (not partial or now - old.stat().st_mtime > STALE_PARTIAL_S):
                 old.unlink(missing_ok=True)
         partial_path = path.with_name(f"{path.name}.part-{os.getpid()}")
-        partial_path.write_bytes(graph)
-        os.replace(partial_path, path)
+        try:
+            partial_path.write_bytes(graph)
+            os.replace(partial_path, path)
+        finally:
+            partial_path.unlink(missing_ok=True)  # gone after the rename; a half-written file is removed
+        return True
     except OSError:
         log.info("Could not cache the ONNX graph at %s", path, exc_info=True)
+        return False
 
 
 def discard(cache_dir: Path | None, name: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -33,6 +34,14 @@ def reference(embedder: Embedder, texts: list[str]) -> np.ndarray:
     return embedder._submit(lambda: embedder._reference(texts)).result()
 
 
+def seeded(cache: Path, model: Embedder) -> Path:
+    """A cache folder holding a copy of the session model's graph (saves an export)."""
+    [graph] = graphs(model._cache_dir)
+    (cache / "models").mkdir(parents=True)
+    shutil.copyfile(graph, cache / "models" / graph.name)
+    return cache / "models" / graph.name
+
+
 def graphs(cache: Path) -> list[Path]:
     folder = cache / "models"
     return sorted(folder.iterdir()) if folder.is_dir() else []
@@ -46,9 +55,18 @@ def test_queries_run_on_onnx_runtime_with_the_vectors_encode_gives(model: Embedd
     assert model._thread is not None and model.encode_threads == {model._thread.ident}
 
 
-def test_the_graph_is_exported_once_and_reused_from_the_cache(tmp_path: Path,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    first = loaded(tmp_path)
+def test_the_graph_is_exported_once_in_a_child_process_and_reused_from_the_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tracing holds a few hundred MB for a moment; a long-running process would keep them, so the
+    export runs in a child (here this process cannot export at all, and the graph still comes)."""
+    import torch
+
+    def not_here(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("exported in the app's own process")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(torch.onnx, "export", not_here)
+        first = loaded(tmp_path)
     assert first.query_path == "onnx"
     [graph] = graphs(tmp_path)
     assert graph.name.startswith("all-MiniLM-L6-v2.") and graph.suffix == ".onnx"
@@ -57,16 +75,15 @@ def test_the_graph_is_exported_once_and_reused_from_the_cache(tmp_path: Path,
     def no_export(*_args: object) -> bytes:
         raise AssertionError("exported again although the cached graph fits")
 
-    monkeypatch.setattr(onnx_path, "export", no_export)
+    monkeypatch.setattr(onnx_path, "export_in_child", no_export)
     second = loaded(tmp_path)
     assert second.query_path == "onnx"
     assert graphs(tmp_path) == [graph] and graph.stat().st_mtime_ns == written
     assert np.abs(second.encode_one(TEXTS[1]) - reference(second, [TEXTS[1]])[0]).max() <= DIRECT_TOLERANCE
 
 
-def test_an_unreadable_cached_graph_is_exported_again(tmp_path: Path) -> None:
-    loaded(tmp_path)
-    [graph] = graphs(tmp_path)
+def test_an_unreadable_cached_graph_is_exported_again(tmp_path: Path, model: Embedder) -> None:
+    graph = seeded(tmp_path, model)
     graph.write_bytes(b"not an onnx graph at all")
     again = loaded(tmp_path)
     assert again.query_path == "onnx"
@@ -79,8 +96,7 @@ def test_a_cached_graph_giving_other_vectors_is_discarded_and_replaced(tmp_path:
     weights changed) is never used: it fails the check against encode and is exported again."""
     import torch
 
-    loaded(tmp_path)
-    [graph] = graphs(tmp_path)
+    graph = seeded(tmp_path, model)
     first = model._model[0]
     altered = __import__("copy").deepcopy(first.auto_model)
     with torch.no_grad():
@@ -104,7 +120,7 @@ def test_without_a_graph_queries_stay_on_torch_with_the_same_vectors(
         def broken(*_args: object) -> bytes:
             raise RuntimeError("exporter broke")
 
-        monkeypatch.setattr(onnx_path, "export", broken)
+        monkeypatch.setattr(onnx_path, "export_in_child", broken)
     with caplog.at_level(logging.INFO, logger="vodou_desktop.search.embedder"):
         embedder = loaded(tmp_path)
     assert embedder.query_path == "direct"
@@ -161,3 +177,9 @@ def test_only_long_running_processes_prepare_the_onnx_path(long_running: bool, p
     with Runtime.open(tmp_path / "vault.sqlite", background_backfill=long_running) as rt:
         assert rt.embedder.wait(300) is EmbedderState.READY, rt.embedder.error
         assert rt.embedder.query_path == path
+
+
+def test_an_export_that_fails_in_the_child_says_why(tmp_path: Path) -> None:
+    (tmp_path / "not-a-model").mkdir()
+    with pytest.raises(RuntimeError, match=r"the ONNX export failed \(exit code 1: .+\)"):
+        onnx_path.export_in_child(tmp_path / "not-a-model")
