@@ -266,7 +266,8 @@ class Embedder:
         samples = ["where did I put the spare key", "ünïcödé 🐦 2023-05-07", "a long text " * 400]
         for _attempt in range(2):
             try:
-                candidate = onnx_path.load_or_export(first.tokenizer, self._model.max_seq_length, folder,
+                candidate = onnx_path.load_or_export(first.tokenizer, self._model.max_seq_length,
+                                                     onnx_path.word_table(first.auto_model), folder,
                                                      self._cache_dir, name)
                 agrees = all(_same(candidate([t]), self._reference([t])) for t in samples)
             except Exception as exc:

@@ -26,9 +26,10 @@ from typing import Any
 import numpy as np
 
 log = logging.getLogger(__name__)
-EXPORT_FORMAT = 1  # bump when the exported graph changes shape, so older cached graphs are ignored
+EXPORT_FORMAT = 2  # bump when the exported graph changes shape, so older cached graphs are ignored
 OPSET = 17
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+WORDS = "words"  # the graph's first input: each token's word vector (the table stays outside the graph)
 STALE_PARTIAL_S = 3600.0  # a half-written export older than this was left by a process that died
 EXPORT_TIMEOUT_S = 600.0
 CHILD_FLAG = "--export-onnx-graph"  # ``vodou`` runs the export child with this (not a command people type)
@@ -59,9 +60,13 @@ def fingerprint(model_dir: Path) -> str:
 class OnnxQueryModel:
     """Tokenizer (the model's own) + an ONNX Runtime session of transformer, mean pooling and
     normalisation. One intra-op thread and no spinning: it runs beside the search's own work on
-    the other core, and spinning threads slow everything else when the cores are busy."""
+    the other core, and spinning threads slow everything else when the cores are busy.
 
-    def __init__(self, tokenizer: Any, max_length: int, graph: bytes | Path) -> None:
+    The graph starts after the word lookup: ``words`` is the loaded model's own word-vector table
+    (the torch parameter's memory, not a copy), so the session does not hold a second copy of its
+    47 MB; a query's rows are picked here."""
+
+    def __init__(self, tokenizer: Any, max_length: int, graph: bytes | Path, words: np.ndarray) -> None:
         import onnxruntime as ort
 
         options = ort.SessionOptions()
@@ -74,16 +79,25 @@ class OnnxQueryModel:
         self._inputs = [i.name for i in self._session.get_inputs()]
         self._tokenizer = tokenizer
         self._max_length = max_length
+        self._words = words
 
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
         enc = self._tokenizer(list(texts), padding=True, truncation="longest_first",
                               max_length=self._max_length, return_tensors="np")
-        feed = {name: np.asarray(enc[name], dtype=np.int64) for name in self._inputs}
+        feed = {name: np.asarray(enc[name], dtype=np.int64) for name in self._inputs if name != WORDS}
+        feed[WORDS] = self._words[np.asarray(enc["input_ids"], dtype=np.int64)]
         return np.asarray(self._session.run(None, feed)[0], dtype=np.float32)
 
 
+def word_table(transformer: Any) -> np.ndarray:
+    """The model's word-vector table as an array sharing the parameter's memory."""
+    table: np.ndarray = transformer.get_input_embeddings().weight.detach().numpy()
+    return table
+
+
 def export(transformer: Any, tokenizer: Any) -> bytes:
-    """The ONNX graph of ``transformer`` (a Hugging Face model) + mean pooling + unit length."""
+    """The ONNX graph of ``transformer`` (a Hugging Face model) from its word vectors (``WORDS``,
+    looked up by the caller) + mean pooling + unit length."""
     import torch
 
     class Pooled(torch.nn.Module):
@@ -91,22 +105,24 @@ def export(transformer: Any, tokenizer: Any) -> bytes:
             super().__init__()
             self.model, self.names = model, names
 
-        def forward(self, *args: Any) -> Any:
+        def forward(self, words: Any, *args: Any) -> Any:
             kwargs = dict(zip(self.names, args, strict=True))
-            tokens = self.model(**kwargs).last_hidden_state
+            tokens = self.model(inputs_embeds=words, **kwargs).last_hidden_state
             mask = kwargs["attention_mask"].unsqueeze(-1).to(tokens.dtype)
             mean = (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             return torch.nn.functional.normalize(mean, p=2, dim=1)
 
     sample = tokenizer(["an example query"], return_tensors="pt")
-    names = [n for n in INPUTS if n in sample]
+    names = [n for n in INPUTS if n in sample and n != "input_ids"]
     wrapper = Pooled(transformer.eval(), names).eval()
     out = io.BytesIO()
     with warnings.catch_warnings(), torch.inference_mode():
         warnings.simplefilter("ignore")
+        words = transformer.get_input_embeddings()(sample["input_ids"])
         # The TorchScript exporter (dynamo=False) writes to a file object too; the stub says paths only.
-        torch.onnx.export(wrapper, tuple(sample[n] for n in names), out, input_names=names,  # type: ignore[arg-type]
-                          output_names=["vector"], dynamic_axes={n: {0: "texts", 1: "tokens"} for n in names},
+        torch.onnx.export(wrapper, (words, *(sample[n] for n in names)), out,  # type: ignore[arg-type]
+                          input_names=[WORDS, *names], output_names=["vector"],
+                          dynamic_axes={n: {0: "texts", 1: "tokens"} for n in [WORDS, *names]},
                           opset_version=OPSET, dynamo=False)
     return out.getvalue()
 
@@ -147,7 +163,7 @@ def export_in_child(model_dir: Path, timeout: float = EXPORT_TIMEOUT_S) -> bytes
         return out.read_bytes()
 
 
-def load_or_export(tokenizer: Any, max_length: int, model_dir: Path,
+def load_or_export(tokenizer: Any, max_length: int, words: np.ndarray, model_dir: Path,
                    cache_dir: Path | None, name: str) -> OnnxQueryModel:
     """The session for this model: from the cached graph when its fingerprint matches, else
     exported now (a few seconds in a child process, once per model) and cached. A cache that
@@ -157,7 +173,7 @@ def load_or_export(tokenizer: Any, max_length: int, model_dir: Path,
         path = cache_dir / "models" / f"{name}@{fingerprint(model_dir)}.onnx"
         if path.is_file():
             try:
-                return OnnxQueryModel(tokenizer, max_length, path)
+                return OnnxQueryModel(tokenizer, max_length, path, words)
             except Exception:
                 log.info("Cached ONNX graph %s unreadable; exporting it again", path.name, exc_info=True)
     started = time.monotonic()
@@ -165,8 +181,8 @@ def load_or_export(tokenizer: Any, max_length: int, model_dir: Path,
     log.info("Exported %s to ONNX in %.1f s", name, time.monotonic() - started)
     if path is not None and _write(path, graph):
         del graph  # the session reads the file: built from bytes it held ~70 MB more here
-        return OnnxQueryModel(tokenizer, max_length, path)
-    return OnnxQueryModel(tokenizer, max_length, graph)
+        return OnnxQueryModel(tokenizer, max_length, path, words)
+    return OnnxQueryModel(tokenizer, max_length, graph, words)
 
 
 def _write(path: Path, graph: bytes) -> bool:

@@ -102,12 +102,13 @@ def test_a_cached_graph_giving_other_vectors_is_discarded_and_replaced(tmp_path:
     with torch.no_grad():
         altered.encoder.layer[0].output.dense.weight.mul_(1.5)
     graph.write_bytes(onnx_path.export(altered, first.tokenizer))
-    wrong = onnx_path.OnnxQueryModel(first.tokenizer, 256, graph)(["where is the spare key"])
+    words = onnx_path.word_table(first.auto_model)
+    wrong = onnx_path.OnnxQueryModel(first.tokenizer, 256, graph, words)(["where is the spare key"])
     assert np.abs(wrong - reference(model, ["where is the spare key"])).max() > 1e-3  # it does differ
     again = loaded(tmp_path)
     assert again.query_path == "onnx"
     assert np.abs(again.encode_one(TEXTS[0]) - reference(again, [TEXTS[0]])[0]).max() <= DIRECT_TOLERANCE
-    assert np.abs(onnx_path.OnnxQueryModel(first.tokenizer, 256, graph)(["where is the spare key"])
+    assert np.abs(onnx_path.OnnxQueryModel(first.tokenizer, 256, graph, words)(["where is the spare key"])
                   - reference(model, ["where is the spare key"])).max() <= DIRECT_TOLERANCE
 
 
