@@ -179,7 +179,7 @@ class SearchService:
         qvec = _query_vector(pending)
         vec: dict[int, float] = {}
         if qvec is not None:
-            vec, found = self._nearest_rows(conn, qvec, filt, VECTOR_POOL)
+            vec, found = self._nearest_rows(conn, qvec, filt, VECTOR_POOL, rows)
             rows.update((i, found[i]) for i in vec if i not in rows)
         found_by_vector = set(vec)
         if qvec is not None:
@@ -241,21 +241,22 @@ class SearchService:
         with self.index.held():
             return self.vault.read(lambda conn: self._nearest_rows(conn, qvec, filt, pool)[0])
 
-    def _nearest_rows(self, conn: Any, qvec: np.ndarray, filt: FactFilter,
-                      pool: int) -> tuple[dict[int, float], dict[int, q.RankRow]]:
-        """``_nearest``, with the ranking rows of the candidates that passed (read by the check)."""
+    def _nearest_rows(self, conn: Any, qvec: np.ndarray, filt: FactFilter, pool: int,
+                      known: dict[int, q.RankRow] | None = None) -> tuple[dict[int, float], dict[int, q.RankRow]]:
+        """``_nearest``, with the ranking rows of the candidates that passed (read by the check).
+        ``known``: rows that already passed ``filt`` in this read transaction (not read again)."""
         n, total = pool * 4, len(self.index)
         while True:
             cands = self.index.top(qvec, n)
-            found, rows = self._allowed_best(conn, cands, filt, pool)
+            found, rows = self._allowed_best(conn, cands, filt, pool, known or {})
             if len(found) >= pool or n >= total or (cands and cands[-1][1] < MIN_COSINE):
                 # best first, ties by id
                 return dict(sorted(sorted(found.items()), key=itemgetter(1), reverse=True)[:pool]), rows
             n *= 8
 
     @staticmethod
-    def _allowed_best(conn: Any, cands: list[tuple[int, float]], filt: FactFilter,
-                      pool: int) -> tuple[dict[int, float], dict[int, q.RankRow]]:
+    def _allowed_best(conn: Any, cands: list[tuple[int, float]], filt: FactFilter, pool: int,
+                      known: dict[int, q.RankRow]) -> tuple[dict[int, float], dict[int, q.RankRow]]:
         """The candidates (best first) at or above ``MIN_COSINE`` that pass the filter, checked a part
         at a time: once ``pool`` pass and the next unchecked cosine is below the ``pool``-th best
         found, the rest cannot enter the top ``pool`` and are not looked up (each costs a row read).
@@ -266,7 +267,10 @@ class SearchService:
         start, step = 0, max(1, pool * 3)
         while start < len(eligible):
             part = eligible[start : start + step]
-            rows.update((r.id, r) for r in q.rank_rows(conn, [i for i, _ in part], filt))
+            rows.update((i, known[i]) for i, _ in part if i in known)
+            unknown = [i for i, _ in part if i not in known]
+            if unknown:
+                rows.update((r.id, r) for r in q.rank_rows(conn, unknown, filt))
             found.update((i, s) for i, s in part if i in rows)
             start, step = start + step, len(eligible)
             if start < len(eligible) and len(found) >= pool:
