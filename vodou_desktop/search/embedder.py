@@ -66,8 +66,9 @@ class Embedder:
     """``Embedder(choice)`` with choice ``"default"``, ``"none"`` or a model folder."""
 
     def __init__(self, choice: str = "default", cache_dir: Path | None = None, *, onnx_queries: bool = True) -> None:
-        """``onnx_queries``: prepare the ONNX Runtime path for queries at load (worth its ~0.5 s, or
-        ~2 s the first time, in a long-running process; a one-shot command leaves it off)."""
+        """``onnx_queries``: prepare the ONNX Runtime path for queries at load: ~0.5 s, and the first
+        time a few seconds more to export the graph in a child process. Worth it in a long-running
+        process; a one-shot command leaves it off."""
         self.choice = choice
         self._cache_dir = cache_dir if cache_dir is not None else paths.cache_dir()
         self._onnx_queries = onnx_queries
