@@ -2,7 +2,8 @@
 # Smoke test of the onedir bundle: packaging/smoke-bundle.sh [BUNDLE_DIR]   (default dist/vodou)
 # Runs the bundle's own executable (no venv; python3 only reads its JSON output) with a throw-away VODOU_HOME:
 #   vodou --version; sites get (bundled lists); mem add + mem search with the bundled model;
-#   vodou serve on a free port answering GET /api/ping (no token needed; Host must be 127.0.0.1:PORT);
+#   vodou serve on a free port answering GET /api/ping (no token needed; Host must be 127.0.0.1:PORT),
+#   and exporting the model's ONNX graph for queries (in a child process) into its cache;
 #   the tray app (offscreen) starting, and a second launch bringing it forward.
 set -euo pipefail
 bundle="$(cd "${1:-dist/vodou}" && pwd)"
@@ -47,6 +48,19 @@ done
 ping="$(curl -sS --max-time 10 "http://127.0.0.1:$port/api/ping")"
 echo "smoke: GET /api/ping -> $ping"
 echo "$ping" | grep -q '"app": *"vodou-desktop"' || fail "unexpected ping answer"
+# A long-running process embeds queries through ONNX Runtime: the first start exports the model's graph
+# in a child process (the bundle's own executable) and caches it once it gave the vectors torch gives.
+graph=""
+for _ in $(seq 1 600); do
+  graph="$(ls "$VODOU_HOME"/cache/models/*.onnx 2>/dev/null | head -n 1 || true)"
+  [ -n "$graph" ] && break
+  kill -0 "$server" 2>/dev/null || { cat "$work/serve.log" >&2; fail "vodou serve exited"; }
+  sleep 0.2
+done
+[ -n "$graph" ] || { cat "$work/serve.log" >&2; fail "no ONNX graph was exported"; }
+sleep 2
+! grep -q -e "no ONNX path" -e "ONNX graph disagrees" "$work/serve.log" || { cat "$work/serve.log" >&2; fail "the ONNX path was not taken"; }
+echo "smoke: the model's ONNX graph exported in a child process and cached ($(du -h "$graph" | cut -f1))"
 kill -TERM "$server"
 wait "$server" || fail "vodou serve did not stop cleanly"
 server=""
