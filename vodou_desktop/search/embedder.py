@@ -12,8 +12,7 @@ and query vectors are kept in a bounded LRU cache (a repeated query costs no mod
 A query (one text), for a transformer + mean-pooling model, runs through the same weights exported
 to ONNX Runtime (``onnx_path``: about twice as fast, and the GIL is free meanwhile) or, where that is
 not installed or fails its check, straight through the model's modules on one torch thread
-(``_forward``); either is checked at load to give the vectors ``encode`` gives. The ONNX path joins
-after the model is ready (its first export takes seconds); queries run on torch until then. Batches go through
+(``_forward``); either is checked at load to give the vectors ``encode`` gives. Batches go through
 ``SentenceTransformer.encode`` on torch's default threads. ``submit_one`` hands back a
 Future, so search can run its keyword stage while the model embeds the query.
 """
@@ -26,13 +25,12 @@ import logging
 import os
 import queue
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +38,6 @@ from vodou_desktop import paths
 from vodou_desktop.search import onnx_path
 
 log = logging.getLogger(__name__)
-_T = TypeVar("_T")
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 QUERY_CACHE_SIZE = 512  # query vectors kept (384 floats each: ~0.8 MB at most for MiniLM)
 DIRECT_TOLERANCE = 1e-5  # largest difference per component allowed between the direct path and encode
@@ -85,7 +82,7 @@ class Embedder:
         # Every encode runs on the one thread that loaded the model. Called from many threads (the
         # bridge's executor, the backfill), torch's per-thread buffers and the C allocator's
         # per-thread arenas each kept their peak, and the server's memory grew with every new caller.
-        self._jobs: queue.Queue[tuple[Callable[[], Any], Future[Any]]] = queue.Queue()
+        self._jobs: queue.Queue[tuple[Callable[[], np.ndarray], Future[np.ndarray]]] = queue.Queue()
         self.encode_threads: set[int] = set()  # idents of the threads that ran the model (diagnostics)
         self._state = EmbedderState.OFF if choice == "none" else EmbedderState.LOADING
         self.error: str | None = None
@@ -94,13 +91,11 @@ class Embedder:
         self._onnx: onnx_path.OnnxQueryModel | None = None  # single texts through ONNX Runtime (checked)
         self._batch_threads = 1  # torch's intra-op threads for batches: its default, read at load
         self._ready = threading.Event()
-        self._onnx_settled = threading.Event()  # the ONNX path is in place, or will not be
         self._lock = threading.Lock()
         self._listeners: list[Callable[[EmbedderState], None]] = []
         self._thread: threading.Thread | None = None
         if self._state is EmbedderState.OFF:
             self._ready.set()
-            self._onnx_settled.set()
 
     @property
     def state(self) -> EmbedderState:
@@ -121,14 +116,9 @@ class Embedder:
         return self
 
     def wait(self, timeout: float | None = None) -> EmbedderState:
-        """Block until loading ends (ready, off or failed) and, when ready, until the ONNX path for
-        queries is in place or will not be (queries run on torch meanwhile). Never call this on the
-        GUI thread."""
+        """Block until loading ends (ready, off or failed). Never call this on the GUI thread."""
         self.start()
-        deadline = None if timeout is None else time.monotonic() + timeout
         self._ready.wait(timeout)
-        if self._state is EmbedderState.READY:
-            self._onnx_settled.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
         return self._state
 
     def _run(self) -> None:
@@ -165,18 +155,13 @@ class Embedder:
             self._model, self.dim = model, int(dim)
             self._batch_threads = _torch().get_num_threads()
             self._direct = self._direct_path_agrees()
+            if self._direct and self._onnx_queries:
+                self._onnx = self._onnx_model(folder)
             self._encode(["warm up the model before the first search"], 1)
             self._set(EmbedderState.READY)
-            if self._direct and self._onnx_queries:
-                # Ready on torch now; the ONNX path (an export the first time: seconds) joins later.
-                threading.Thread(target=self._attach_onnx, args=(folder,), name="vodou-embedder-onnx",
-                                 daemon=True).start()
-            else:
-                self._onnx_settled.set()
         except Exception as exc:  # any failure means: keyword search only, said once
             self.error = f"{type(exc).__name__}: {exc}"
             log.warning("Embedding model failed to load; search uses keywords only (%s)", self.error)
-            self._onnx_settled.set()
             self._set(EmbedderState.FAILED)
 
     def _set(self, state: EmbedderState) -> None:
@@ -192,11 +177,11 @@ class Embedder:
         """Unit-length float32 vectors, one row per text. Raises if the model is not ready."""
         return self._submit(partial(self._encode, list(texts), batch_size)).result()
 
-    def _submit(self, job: Callable[[], _T]) -> Future[_T]:
+    def _submit(self, job: Callable[[], np.ndarray]) -> Future[np.ndarray]:
         """Run ``job`` on the model's thread (at once when called there); its result as a Future."""
         if not self.ready:
             raise RuntimeError(f"embedder is {self._state.value}")
-        done: Future[_T] = Future()
+        done: Future[np.ndarray] = Future()
         if threading.current_thread() is self._thread:
             done.set_running_or_notify_cancel()
             try:
@@ -270,14 +255,6 @@ class Embedder:
         return np.asarray(self._model.encode(texts, normalize_embeddings=True, convert_to_numpy=True,
                                              show_progress_bar=False), dtype=np.float32)
 
-    def _attach_onnx(self, folder: Path) -> None:
-        """On its own thread, after the model is ready: single texts move to ONNX Runtime once its
-        session is made and checked (the check runs on the model's thread)."""
-        try:
-            self._onnx = self._onnx_model(folder)
-        finally:
-            self._onnx_settled.set()
-
     def _onnx_model(self, folder: Path) -> onnx_path.OnnxQueryModel | None:
         """The ONNX Runtime session for queries, if it gives ``encode``'s vectors (to 1e-5) on a
         short, an odd and a truncated text. A cached graph that disagrees is discarded and exported
@@ -293,7 +270,7 @@ class Embedder:
                 candidate = onnx_path.load_or_export(first.tokenizer, self._model.max_seq_length,
                                                      onnx_path.word_table(first.auto_model), folder,
                                                      self._cache_dir, name)
-                agrees = self._submit(partial(_agrees, candidate, self._reference, samples)).result()
+                agrees = all(_same(candidate([t]), self._reference([t])) for t in samples)
             except Exception as exc:
                 log.warning("Embedding model %s: no ONNX path, queries run on torch (%s: %s)",
                             self.model_name, type(exc).__name__, exc)
@@ -348,12 +325,6 @@ class Embedder:
     def clear_query_cache(self) -> None:
         with self._cache_lock:
             self._cache.clear()
-
-
-def _agrees(faster: Callable[[list[str]], np.ndarray], reference: Callable[[list[str]], np.ndarray],
-            samples: Sequence[str]) -> bool:
-    """Whether ``faster`` gives ``reference``'s vectors for each sample alone."""
-    return all(_same(faster([t]), reference([t])) for t in samples)
 
 
 def _same(vectors: np.ndarray, reference: np.ndarray) -> bool:

@@ -31,7 +31,9 @@ OPSET = 17
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 WORDS = "words"  # the graph's first input: each token's word vector (the table stays outside the graph)
 STALE_PARTIAL_S = 3600.0  # a half-written export older than this was left by a process that died
-EXPORT_TIMEOUT_S = 600.0
+# The export took 5-9 s here; the model is not ready while it runs (keyword search only meanwhile), so
+# a stuck export gives up well before a person would wonder.
+EXPORT_TIMEOUT_S = 120.0
 CHILD_FLAG = "--export-onnx-graph"  # ``vodou`` runs the export child with this (not a command people type)
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import threading
 import time
 from pathlib import Path
 
@@ -185,29 +184,3 @@ def test_an_export_that_fails_in_the_child_says_why(tmp_path: Path) -> None:
     (tmp_path / "not-a-model").mkdir()
     with pytest.raises(RuntimeError, match=r"the ONNX export failed \(exit code 1: .+\)"):
         onnx_path.export_in_child(tmp_path / "not-a-model")
-
-
-def test_the_model_is_ready_on_torch_while_the_graph_is_still_being_exported(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The first start exports for seconds (and a stuck export may take its whole timeout): search
-    by meaning must not wait for it. Queries run on torch until the ONNX path is in place."""
-    release = threading.Event()
-    asked = threading.Event()
-
-    def slow_export(*_args: object) -> bytes:
-        asked.set()
-        release.wait(120)
-        raise RuntimeError("the export child was stopped")
-
-    monkeypatch.setattr(onnx_path, "export_in_child", slow_export)
-    embedder = Embedder("default", cache_dir=tmp_path).start()
-    try:
-        assert asked.wait(300), "the export never started"
-        assert embedder.state is EmbedderState.READY and embedder.query_path == "direct"
-        vector = embedder.encode_one(TEXTS[0])
-        assert np.abs(vector - reference(embedder, [TEXTS[0]])[0]).max() <= DIRECT_TOLERANCE
-        assert embedder.wait(0.2) is EmbedderState.READY and not embedder._onnx_settled.is_set()
-    finally:
-        release.set()
-    assert embedder.wait(60) is EmbedderState.READY and embedder._onnx_settled.is_set()
-    assert embedder.query_path == "direct"
