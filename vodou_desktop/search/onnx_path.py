@@ -132,9 +132,9 @@ def export(transformer: Any, tokenizer: Any) -> bytes:
 def child_main(argv: list[str]) -> int:
     """The export child (``vodou --export-onnx-graph MODEL_DIR OUT``): load the model from its
     folder, export it, write the graph to ``OUT``."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from vodou_desktop.search.embedder import model_environment
+
+    model_environment()
     from sentence_transformers import SentenceTransformer
 
     model_dir, out = argv

@@ -7,6 +7,7 @@ ONNX Runtime."""
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import shutil
@@ -98,7 +99,7 @@ def test_a_cached_graph_giving_other_vectors_is_discarded_and_replaced(tmp_path:
 
     graph = seeded(tmp_path, model)
     first = model._model[0]
-    altered = __import__("copy").deepcopy(first.auto_model)
+    altered = copy.deepcopy(first.auto_model)
     with torch.no_grad():
         altered.encoder.layer[0].output.dense.weight.mul_(1.5)
     graph.write_bytes(onnx_path.export(altered, first.tokenizer))
