@@ -118,6 +118,40 @@ def embed_cached(embedder: Any, texts: list[str], cache: Path, batch: int = 2048
     return np.fromfile(cache, dtype="<f4").reshape(-1, dim)[: len(texts)]
 
 
+def _slice(total: int, i: int, n: int) -> tuple[int, int]:
+    return total * i // n, total * (i + 1) // n
+
+
+def _part_file(cache: Path, i: int, n: int) -> Path:
+    return cache.with_name(f"{cache.name}.part{i}of{n}")
+
+
+def embed_in_parts(args: argparse.Namespace, dim: int, total: int) -> np.ndarray:
+    """The sentences' vectors embedded by ``args.workers`` child processes (one torch thread each), each
+    over its own contiguous slice into its own part file (resumable like ``embed_cached``), then joined
+    in order into ``args.cache``. A cache that already holds every row is used as it is."""
+    import subprocess
+
+    have = args.cache.stat().st_size // (4 * dim) if args.cache.exists() else 0
+    if have < total:
+        n = args.workers
+        cmd = [sys.executable, "-m", "bench.index_compare", "--size", str(args.size), "--queries",
+               str(args.queries), "--cache", str(args.cache), "--threads", "1"]
+        children = [subprocess.Popen([*cmd, "--part", f"{i}/{n}"]) for i in range(n)]
+        if any(child.wait() != 0 for child in children):
+            raise SystemExit("an embedding worker failed; run again to resume")
+        with args.cache.open("wb") as out:
+            for i in range(n):
+                part = _part_file(args.cache, i, n)
+                lo, hi = _slice(total, i, n)
+                if part.stat().st_size != (hi - lo) * 4 * dim:
+                    raise SystemExit(f"{part} is incomplete; run again to resume")
+                out.write(part.read_bytes())
+        for i in range(n):
+            _part_file(args.cache, i, n).unlink()
+    return np.fromfile(args.cache, dtype="<f4").reshape(-1, dim)[:total]
+
+
 def cached_texts(n: int, cache: Path) -> list[str]:
     """The sentences, fixed at the first run beside the cache (the rows of the cache follow their order,
     so a resumed run must not see a different list if the installed packages changed)."""
@@ -325,6 +359,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="where embedded vectors are kept between runs")
     p.add_argument("--embed-only", action="store_true", help="embed (and cache) the sentences, then stop")
     p.add_argument("--threads", type=int, default=0, help="torch threads while embedding (default: torch's)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="embed in this many processes of one torch thread each (two on 2 cores embed"
+                        " ~1.2 x faster than one process on both), each into its own part file, joined"
+                        " into --cache at the end")
+    p.add_argument("--part", default="", help=argparse.SUPPRESS)
     p.add_argument("--use-cached", action="store_true",
                    help="compare over the vectors already in --cache (an embedding run cut short)")
     p.add_argument("--only", default="exact,projection,cells,usearch,faiss-hnsw,faiss-ivf",
@@ -345,9 +384,16 @@ def main(argv: list[str] | None = None) -> int:
     texts = cached_texts(args.size + 2 * held_out, args.cache)
     query_texts = texts[-2 * held_out:] + queries(args.queries - 2 * held_out, seed=23)
     base = texts[: len(texts) - 2 * held_out]
+    if args.part:
+        i, n = (int(x) for x in args.part.split("/"))
+        lo, hi = _slice(len(base), i, n)
+        embed_cached(model, base[lo:hi], _part_file(args.cache, i, n))
+        return 0
     if args.use_cached:
         mat = np.fromfile(args.cache, dtype="<f4").reshape(-1, model.dim or 384)[: len(base)]
         base = base[: len(mat)]
+    elif args.workers > 1:
+        mat = embed_in_parts(args, model.dim or 384, len(base))
     else:
         mat = embed_cached(model, base, args.cache)
     if args.embed_only:
