@@ -170,12 +170,11 @@ class SearchService:
     def _gather(self, conn: Any, text: str, filt: FactFilter, params: FusionParams,
                 pending: Future[np.ndarray] | None) -> Candidates:
         """``gather`` inside one read transaction on ``conn``."""
-        # The keyword check also reads each match's ranking row and (when the model is on) its stored
-        # vector, for its cosine: all needed anyway, and read while the model embeds the query.
-        ranked = self._keyword(conn, text, filt, KEYWORD_POOL, params.context_weight,
-                               self.index.model if pending is not None else None)
-        kw = {row.id: -score for row, score, _ in ranked}
-        rows = {row.id: row for row, _, _ in ranked}
+        # The keyword check also reads each match's ranking row: needed anyway, and read while the
+        # model embeds the query.
+        ranked = self._keyword(conn, text, filt, KEYWORD_POOL, params.context_weight)
+        kw = {row.id: -score for row, score in ranked}
+        rows = {row.id: row for row, _ in ranked}
         qvec = _query_vector(pending)
         vec: dict[int, float] = {}
         if qvec is not None:
@@ -183,8 +182,7 @@ class SearchService:
             rows.update((i, found[i]) for i in vec if i not in rows)
         found_by_vector = set(vec)
         if qvec is not None:
-            stored = {row.id: blob for row, _, blob in ranked if blob is not None and row.id not in found_by_vector}
-            vec.update(_dots(qvec, sorted(stored.items())))
+            vec.update(self._cosines(conn, qvec, sorted(set(kw) - found_by_vector)))
         cands = Candidates(kw, vec, found_by_vector, {}, {}, {}, qvec is not None)
         # Neighbours of the best candidates by a plain blend (a fixed number, whatever k or the fusion).
         pre = _fusion(cands, PRE_BLEND, sorted(set(kw) | set(vec)))[0]
@@ -195,14 +193,24 @@ class SearchService:
         extra = (set(cands.before.values()) | set(cands.after.values())) - set(kw) - set(vec)
         if extra:
             if qvec is not None:
-                vec.update(_dots(qvec, q.embeddings_for(conn, sorted(extra), self.index.model)))
+                vec.update(self._cosines(conn, qvec, sorted(extra)))
             rows.update((r.id, r) for r in q.rank_rows(conn, sorted(extra), filt))
         cands.facts = rows
         cands.filt = filt
         return cands
 
-    def _keyword(self, conn: Any, text: str, filt: FactFilter, pool: int, context_weight: float,
-                 model: str | None = None) -> list[tuple[q.RankRow, float, bytes | None]]:
+    def _cosines(self, conn: Any, qvec: np.ndarray, ids: list[int]) -> dict[int, float]:
+        """Cosine of ``qvec`` with each of ``ids`` that has a vector of the index's model: from the
+        index's own rows (no blob read), and from the vault for any the index does not hold yet (a
+        vector written since its last sync, or an index still loading)."""
+        found = self.index.cosines(qvec, ids)
+        missing = [i for i in ids if i not in found]
+        if missing:
+            found.update(_dots(qvec, q.embeddings_for(conn, missing, self.index.model)))
+        return found
+
+    def _keyword(self, conn: Any, text: str, filt: FactFilter, pool: int,
+                 context_weight: float) -> list[tuple[q.RankRow, float]]:
         """bm25 (lower is better in SQLite) and ranking row of the best ``pool`` of the rows holding
         any of the query's terms, ranked by all of them. Very common terms (in over 1% of chunks) do
         not pick rows, because an OR over them makes FTS5 score a large share of the vault (170 ms at
@@ -217,7 +225,7 @@ class SearchService:
                 else keyword.match_expression(" ".join(terms), "and"))
         if expr is None:
             return []
-        return q.keyword_rank_rows(conn, expr, filt, pool, context_weight, model)
+        return q.keyword_rank_rows(conn, expr, filt, pool, context_weight)
 
     def _common_terms(self, conn: Any, terms: list[str]) -> set[str]:
         """The query's common terms (see ``_keyword``), remembered per reader connection until the

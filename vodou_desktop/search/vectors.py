@@ -335,6 +335,19 @@ class VectorIndex:
                     out.append(self._pick(None, pass_scores[:, j], n))
         return out
 
+    def cosines(self, query: np.ndarray, ids: list[int]) -> dict[int, float]:
+        """Cosine of ``query`` with each of ``ids`` whose vector the index holds (the others are left
+        out): one product over their rows, scored as ``top`` scores them."""
+        self.sync()
+        with self._lock:
+            qv = np.asarray(query, dtype=np.float32)
+            row = self._row
+            held = [i for i in ids if i in row]
+            if not held or qv.shape != (self._dim,):
+                return {}
+            rows = np.fromiter((row[i] for i in held), dtype=np.int64, count=len(held))
+            return dict(zip(held, (self._mat[rows] @ qv).tolist(), strict=True))
+
     def _top_cells(self, cells: _Cells, qv: np.ndarray, n: int) -> list[tuple[int, float]]:
         """Exact scores of the rows of the best cells for ``qv`` (the lock is held).
 

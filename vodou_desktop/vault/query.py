@@ -21,7 +21,7 @@ import apsw
 
 from vodou_desktop.errors import InvalidInput, NotFound
 from vodou_desktop.pages import normalize_host
-from vodou_desktop.vault.connection import batched, marks, scalar
+from vodou_desktop.vault.connection import id_array, scalar
 from vodou_desktop.vault.records import FACT_COLUMNS, Document, Fact, document_from_row, fact_from_row
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -117,10 +117,7 @@ def get_fact(conn: apsw.Connection, fact_id: int, f: FactFilter) -> Fact:
 @reader
 def facts_by_ids(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> list[Fact]:
     """The facts among ``ids`` that ``f`` lets through (used to filter vector candidates)."""
-    out: list[Fact] = []
-    for part in batched(ids):
-        out += _select(conn, f, f"c.id IN ({marks(part)})", part, _FROM_IDS)
-    return out
+    return _select(conn, f, "c.id IN carray(?)", [id_array(ids)], _FROM_IDS) if ids else []
 
 
 class RankRow(NamedTuple):
@@ -137,12 +134,11 @@ class RankRow(NamedTuple):
 def rank_rows(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> list[RankRow]:
     """The facts among ``ids`` that ``f`` lets through, with only what ranking weighs (tier,
     duplicate status, scope): search reads full facts only for the results it returns."""
+    if not ids:
+        return []
     where, params = f.where()
-    out: list[RankRow] = []
-    for part in batched(ids):
-        sql = f"SELECT {_RANK_COLUMNS} {_FROM_IDS} WHERE {where} AND c.id IN ({marks(part)})"
-        out += [_rank_row(r) for r in conn.execute(sql, [*params, *part])]
-    return out
+    sql = f"SELECT {_RANK_COLUMNS} {_FROM_IDS} WHERE {where} AND c.id IN carray(?)"
+    return [_rank_row(r) for r in conn.execute(sql, [*params, id_array(ids)])]
 
 
 _RANK_COLUMNS = "c.id, s.tier, c.is_canonical, c.scope"
@@ -162,12 +158,11 @@ def list_facts(conn: apsw.Connection, f: FactFilter, limit: int = 100, offset: i
 @reader
 def allowed_ids(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> set[int]:
     """The ids among ``ids`` that ``f`` lets through: filtering candidates without hydrating facts."""
+    if not ids:
+        return set()
     where, params = f.where()
-    out: set[int] = set()
-    for part in batched(ids):
-        sql = f"SELECT c.id {_FROM_IDS} WHERE {where} AND c.id IN ({marks(part)})"
-        out.update(int(r[0]) for r in conn.execute(sql, [*params, *part]))
-    return out
+    sql = f"SELECT c.id {_FROM_IDS} WHERE {where} AND c.id IN carray(?)"
+    return {int(r[0]) for r in conn.execute(sql, [*params, id_array(ids)])}
 
 
 # Ranking alone first, then the predicates on those few ids: joining every match of a common term
@@ -191,16 +186,13 @@ def keyword_search(conn: apsw.Connection, match: str, f: FactFilter, limit: int,
                    context_weight: float = CONTEXT_WEIGHT) -> list[tuple[int, float]]:
     """FTS5 bm25 over fact text (and context words) under the hard predicates; ``match`` must already
     be safe. ``(id, bm25)``, best (lowest) first; see ``keyword_rank_rows``."""
-    return [(row.id, score) for row, score, _ in keyword_rank_rows(conn, match, f, limit, context_weight)]
+    return [(row.id, score) for row, score in keyword_rank_rows(conn, match, f, limit, context_weight)]
 
 
 @reader
 def keyword_rank_rows(conn: apsw.Connection, match: str, f: FactFilter, limit: int,
-                      context_weight: float = CONTEXT_WEIGHT,
-                      model: str | None = None) -> list[tuple[RankRow, float, bytes | None]]:
-    """``keyword_search`` with each match's ranking row (``rank_rows``), read by the same check, and,
-    with ``model``, its stored vector when it is of that model (search scores every keyword match
-    by cosine too; this saves reading the same rows again).
+                      context_weight: float = CONTEXT_WEIGHT) -> list[tuple[RankRow, float]]:
+    """``keyword_search`` with each match's ranking row (``rank_rows``), read by the same check.
 
     The best ``limit * KEYWORD_OVERFETCH`` matches are ranked, then checked against the predicates
     best first until ``limit`` pass (one statement); only when too few pass and more matches exist
@@ -211,23 +203,19 @@ def keyword_rank_rows(conn: apsw.Connection, match: str, f: FactFilter, limit: i
     """
     weight = float(context_weight)
     where, params = f.where()
-    columns = f"{_RANK_COLUMNS}, " + ("CASE WHEN c.embed_model = ? THEN c.embedding END" if model else "NULL")
-    head = [model] if model else []
-    sql = _FTS_CHECKED.format(columns=columns, w=weight, where=where)
+    sql = _FTS_CHECKED.format(columns=_RANK_COLUMNS, w=weight, where=where)
     try:
         for want in (limit * KEYWORD_FIRST_RANK, limit * KEYWORD_OVERFETCH):
-            kept = [(RankRow(r[0], r[1], bool(r[2]), r[3]), r[5], r[4])
-                    for r in conn.execute(sql, [*head, match, want, *params, limit])]
+            kept = [(_rank_row(r), r[4]) for r in conn.execute(sql, [match, want, *params, limit])]
             if len(kept) >= limit or int(scalar(conn, _FTS_COUNT, (match, want))) < want:
                 return kept
         sql = (
-            f"SELECT {columns}, bm25(chunks_fts, 1.0, {weight}) AS score FROM chunks_fts"
+            f"SELECT {_RANK_COLUMNS}, bm25(chunks_fts, 1.0, {weight}) AS score FROM chunks_fts"
             " JOIN chunks c ON c.id = chunks_fts.rowid"
             f" JOIN memory_sources s ON s.id = c.source_id WHERE chunks_fts MATCH ? AND {where}"
             " ORDER BY score, c.id LIMIT ?"
         )
-        return [(RankRow(r[0], r[1], bool(r[2]), r[3]), r[5], r[4])
-                for r in conn.execute(sql, [*head, match, *params, limit])]
+        return [(_rank_row(r), r[4]) for r in conn.execute(sql, [match, *params, limit])]
     except apsw.SQLError as exc:
         raise InvalidInput(f"search query could not be understood: {exc}") from exc
 
@@ -237,20 +225,19 @@ def thread_neighbour_ids(conn: apsw.Connection, ids: Sequence[int], f: FactFilte
                          span: int = 1) -> list[tuple[int, int, int]]:
     """``(anchor, offset, neighbour)``: the memories up to ``span`` places before (offset < 0) and
     after each anchor in its conversation. Anchors and neighbours both pass ``f``."""
+    if not ids:
+        return []
     where, params = f.where()
-    out: list[tuple[int, int, int]] = []
-    for part in batched(sorted(set(ids))):
-        # The anchors that pass (a subquery with its own c and s), then their neighbours that pass, in
-        # that order: one statement, a primary-key seek per anchor and a thread-index range per neighbour.
-        sql = (f"SELECT a.id, c.thread_seq - a.thread_seq, c.id FROM (SELECT c.id, c.thread_id, c.thread_seq"
-               f" {_FROM_IDS} WHERE {where} AND c.id IN ({marks(part)})) a"
-               " CROSS JOIN chunks c ON c.thread_id = a.thread_id AND c.id <> a.id"
-               " AND c.thread_seq BETWEEN a.thread_seq - ? AND a.thread_seq + ?"
-               f" CROSS JOIN memory_sources s ON s.id = c.source_id WHERE {where}"
-               " ORDER BY a.id, c.thread_seq, c.id")
-        out += [(int(r[0]), int(r[1]), int(r[2]))
-                for r in conn.execute(sql, [*params, *part, span, span, *params])]
-    return out
+    # The anchors that pass (a subquery with its own c and s), then their neighbours that pass, in
+    # that order: one statement, a primary-key seek per anchor and a thread-index range per neighbour.
+    sql = (f"SELECT a.id, c.thread_seq - a.thread_seq, c.id FROM (SELECT c.id, c.thread_id, c.thread_seq"
+           f" {_FROM_IDS} WHERE {where} AND c.id IN carray(?)) a"
+           " CROSS JOIN chunks c ON c.thread_id = a.thread_id AND c.id <> a.id"
+           " AND c.thread_seq BETWEEN a.thread_seq - ? AND a.thread_seq + ?"
+           f" CROSS JOIN memory_sources s ON s.id = c.source_id WHERE {where}"
+           " ORDER BY a.id, c.thread_seq, c.id")
+    return [(int(r[0]), int(r[1]), int(r[2]))
+            for r in conn.execute(sql, [*params, id_array(ids), span, span, *params])]
 
 
 @reader
@@ -402,11 +389,10 @@ def embeddings_after(conn: apsw.Connection, after_id: int, limit: int,
 
 
 def embeddings_for(conn: apsw.Connection, ids: Sequence[int], model: str | None = None) -> list[tuple[int, bytes]]:
-    out: list[tuple[int, bytes]] = []
-    for part in batched(ids):
-        sql = f"SELECT id, embedding, embed_model FROM chunks WHERE embedding IS NOT NULL AND id IN ({marks(part)})"
-        out += [(int(r[0]), r[1]) for r in conn.execute(sql, part) if model is None or r[2] == model]
-    return out
+    if not ids:
+        return []
+    sql = "SELECT id, embedding, embed_model FROM chunks WHERE embedding IS NOT NULL AND id IN carray(?)"
+    return [(int(r[0]), r[1]) for r in conn.execute(sql, [id_array(ids)]) if model is None or r[2] == model]
 
 
 def stale_embedded(conn: apsw.Connection, model: str, limit: int, after_id: int = 0) -> list[tuple[int, str]]:

@@ -139,7 +139,7 @@ def test_the_keyword_check_ranks_a_few_first_and_all_when_few_pass(vault: Vault)
         for limit in range(1, 12):
             got = vault.read(lambda c, f=f, limit=limit: q.keyword_rank_rows(c, '"zebra"', f, limit))
             want = vault.read(lambda c, f=f, limit=limit: _ranked_then_filtered(c, '"zebra"', f, limit))
-            assert [(row.id, score) for row, score, _ in got] == want, (f, limit)
+            assert [(row.id, score) for row, score in got] == want, (f, limit)
     # project p: none in the first 20 or 40 ranked, 3 global among the first 40, then the p ones by rank
     top = vault.read(lambda c: q.keyword_rank_rows(c, '"zebra"', FactFilter(project="p"), 5))
-    assert [row.id for row, _, _ in top] == [ids[25], ids[26], ids[27], ids[50], ids[51]]
+    assert [row.id for row, _ in top] == [ids[25], ids[26], ids[27], ids[50], ids[51]]
