@@ -4,7 +4,8 @@ For each size: build a seeded synthetic vault in a temp folder through the real 
 print ingest rates and two kinds of query latency, each labelled with what it includes:
 - the search work alone, query vector given (embedding excluded on both sides): our keyword /
   vector / hybrid paths (p50, p95; project filter on) against two baselines on the same data — a
-  plain FTS5 ``OR`` bm25 query and a numpy float32 full-matrix scan — with our/baseline ratios;
+  plain FTS5 ``OR`` bm25 query and a numpy float32 full-matrix scan — with our/baseline ratios
+  (our hybrid and the baselines are timed query by query in turn, so they see the same load);
 - END TO END with the model: what a person waits for, the query embedded by the real model inside
   each timed call — our hybrid search (new and repeated queries) against a baseline doing the same
   work plainly (embed with the same model, FTS5 OR top 10, numpy scan top 10), with the issue's
@@ -65,13 +66,14 @@ def run_size(size: int, folder: Path, embedder: Any | None, n_queries: int = 200
         qvecs, embed_latency = measure.embed_queries(embedder, texts, rng)
         hybrid, keyword_only, index, load_s = measure.services(vault, qvecs, stats.embed_model)
         cases = measure.cases_for(texts, QUERY_PROJECTS)
-        ours, per_shape = measure.ours(hybrid, keyword_only, cases, query_shapes(n_queries))
-        steps = measure.stages(hybrid, cases, qvecs)
+        steps = measure.stages(hybrid, cases, qvecs)  # every query searched: our peak RSS before the baselines'
         rss_ours = peak_rss_mb()
         recall = measure.vector_recall(index, [qvecs[t] for t in texts])
-        baselines = {"fts_or": measure.plain_fts_or(vault, texts)}
         matrix = measure.load_matrix(vault)
-        baselines["numpy_scan"] = measure.numpy_scan(matrix, [qvecs[t] for t in texts])
+        hybrid_s, timed = measure.hybrid_and_baselines(hybrid, vault, matrix, cases, qvecs)
+        ours, per_shape = measure.ours(hybrid, keyword_only, cases, query_shapes(n_queries), hybrid_s)
+        ours["hybrid_block"] = timed["hybrid_block"]
+        baselines = {k: v for k, v in timed.items() if not k.startswith("hybrid")}
         e2e = measure.end_to_end(vault, embedder, index, cases, matrix) if embedder is not None else None
         index.close()
         out = report(stats, ours, baselines, embed_latency, load_s, rss_ours, len(matrix), len(texts))
@@ -109,11 +111,14 @@ def report(stats: Any, ours: dict[str, measure.Latency], baselines: dict[str, me
            embed_latency: measure.Latency | None, load_s: float, rss_ours: float, vectors: int,
            n_queries: int) -> dict[str, Any]:
     """Every figure of one size as plain JSON-able values."""
-    both = measure.Latency(baselines["fts_or"].p50 + baselines["numpy_scan"].p50,
-                           baselines["fts_or"].p95 + baselines["numpy_scan"].p95)
-    pairs = {"keyword/fts_or": (ours["keyword"], baselines["fts_or"]),
-             "vector/numpy_scan": (ours["vector"], baselines["numpy_scan"]),
-             "hybrid/(fts_or+numpy_scan)": (ours["hybrid"], both)}
+    def both(tail: str = "") -> measure.Latency:
+        fts, scan = baselines["fts_or" + tail], baselines["numpy_scan" + tail]
+        return measure.Latency(fts.p50 + scan.p50, fts.p95 + scan.p95)
+
+    pairs = {"keyword/fts_or": (ours["keyword"], baselines["fts_or_block"]),  # each in its own block
+             "vector/numpy_scan": (ours["vector"], baselines["numpy_scan_block"]),
+             "hybrid/(fts_or+numpy_scan)": (ours["hybrid"], both()),
+             "same, each in its own block": (ours["hybrid_block"], both("_block"))}
     return {
         "size": stats.size, "queries": n_queries, "vectors": vectors,
         "real_embedded": stats.real_embedded, "embed_model": stats.embed_model,
@@ -143,10 +148,13 @@ def format_report(r: dict[str, Any]) -> str:
         "query embedding alone    : " + (f"p50 {qe['p50_ms']:.1f} ms  p95 {qe['p95_ms']:.1f} ms (one new query,"
                                          " real model)" if qe else "no model (random query vectors)"),
         "-- query vector given (embedding EXCLUDED on both sides; the search work alone) --",
+        "  (ours hybrid and the two baselines timed query by query in turn, then each in a block of its own;"
+        " keyword and vector each in a block)",
     ]
-    for name in ("keyword", "vector", "hybrid"):
+    for name in ("keyword", "vector", "hybrid", "hybrid_block"):
         lines.append(f"ours {name:<20}: p50 {o[name]['p50_ms']:8.2f} ms  p95 {o[name]['p95_ms']:8.2f} ms")
-    for name, label in (("fts_or", "baseline FTS5 OR bm25"), ("numpy_scan", "baseline numpy scan")):
+    for name, label in (("fts_or", "baseline FTS5 OR bm25"), ("numpy_scan", "baseline numpy scan"),
+                        ("fts_or_block", "  FTS5 OR, own block"), ("numpy_scan_block", "  numpy scan, own block")):
         lines.append(f"{label:<25}: p50 {b[name]['p50_ms']:8.2f} ms  p95 {b[name]['p95_ms']:8.2f} ms")
     for name, v in ratio.items():
         lines.append(f"ratio {name:<27}: p50 {v['p50']:6.2f}x  p95 {v['p95']:6.2f}x")
@@ -165,7 +173,8 @@ def format_report(r: dict[str, Any]) -> str:
                      " FTS5 OR top 10, numpy full scan top 10; ours also embeds while its keyword stage runs)")
         ratio_e2e = e2e["ratio_cold_vs_baseline_cold"]
         lines.append(f"ratio ours/baseline, new query: p50 {ratio_e2e['p50']:6.2f}x  p95 {ratio_e2e['p95']:6.2f}x")
-        lines += _target_lines(r["size"], e2e["cold"], ratio_e2e["p50"], ratio["hybrid/(fts_or+numpy_scan)"]["p50"])
+        lines += _target_lines(r["size"], e2e["cold"], ratio_e2e["p50"], ratio["hybrid/(fts_or+numpy_scan)"]["p50"],
+                               ratio["same, each in its own block"]["p50"])
     ing = r.get("ingest_pipeline")
     if ing:
         lines.append(f"ingest with embedding, app path ({ing['facts']:,} facts, one remember each, Backfiller"
@@ -195,16 +204,17 @@ def format_report(r: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _target_lines(size: int, cold: dict[str, float], ratio_p50: float, given_ratio: float) -> list[str]:
+def _target_lines(size: int, cold: dict[str, float], ratio_p50: float, given_ratio: float,
+                  given_block_ratio: float) -> list[str]:
     """Issue 10's end-to-end targets against this run (printed; timings are never asserted)."""
     out = []
     for key, goal in TARGETS.get(size, {}).items():
         got = cold[key]
         out.append(f"{'PASS' if got <= goal else 'FAIL'}  end to end, new query, {key[:3]} {got:.2f} ms <= {goal:g} ms")
     if size == 10_000:
-        verdict = "PASS" if given_ratio <= TARGET_RATIO else "FAIL"
-        out.append(f"{verdict}  query vector given, hybrid/(fts_or+numpy_scan) p50 {given_ratio:.2f}x"
-                   f" <= {TARGET_RATIO:g}x")
+        for got, how in ((given_ratio, "in turn"), (given_block_ratio, "each in its own block")):
+            out.append(f"{'PASS' if got <= TARGET_RATIO else 'FAIL'}  query vector given, hybrid/(fts_or+numpy_scan)"
+                       f" p50 {got:.2f}x <= {TARGET_RATIO:g}x ({how})")
         out.append(f"{'PASS' if ratio_p50 <= TARGET_RATIO else 'FAIL'}  end to end ours/baseline p50 {ratio_p50:.2f}x"
                    f" <= {TARGET_RATIO:g}x")
     return out

@@ -17,9 +17,9 @@ from vodou_desktop.search.keyword import terms
 from vodou_desktop.search.vectors import VectorIndex
 from vodou_desktop.vault import Vault
 
-LATENCY_PATHS = {"keyword", "vector", "hybrid"}
-BASELINES = {"fts_or", "numpy_scan"}
-RATIOS = {"keyword/fts_or", "vector/numpy_scan", "hybrid/(fts_or+numpy_scan)"}
+LATENCY_PATHS = {"keyword", "vector", "hybrid", "hybrid_block"}
+BASELINES = {"fts_or", "numpy_scan", "fts_or_block", "numpy_scan_block"}
+RATIOS = {"keyword/fts_or", "vector/numpy_scan", "hybrid/(fts_or+numpy_scan)", "same, each in its own block"}
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +45,11 @@ def test_every_ratio_is_ours_over_the_baseline(tiny_report: dict) -> None:
     r = tiny_report
     assert set(r["ratios"]) == RATIOS
     kw = r["ratios"]["keyword/fts_or"]
-    assert kw["p50"] == pytest.approx(r["ours"]["keyword"]["p50_ms"] / r["baselines"]["fts_or"]["p50_ms"], rel=0.02)
+    assert kw["p50"] == pytest.approx(r["ours"]["keyword"]["p50_ms"] / r["baselines"]["fts_or_block"]["p50_ms"], rel=0.02)
+    o, b = r["ours"], r["baselines"]
+    for name, tail in (("hybrid/(fts_or+numpy_scan)", ""), ("same, each in its own block", "_block")):
+        both = b["fts_or" + tail]["p50_ms"] + b["numpy_scan" + tail]["p50_ms"]
+        assert r["ratios"][name]["p50"] == pytest.approx(o["hybrid" + tail]["p50_ms"] / both, rel=0.02)
     text = format_report(r)
     for name in RATIOS:
         assert f"ratio {name}" in text
