@@ -61,12 +61,17 @@ def test_full_facts_are_read_only_for_the_results_and_their_neighbours(hybrid_se
     vault = hybrid_search.vault
     ids = [remember(vault, f"heron sighting number {i} by the lake", Origin(kind="cli")) for i in range(40)]
     backfill(vault, hybrid_search.embedder)  # type: ignore[arg-type]
-    statements = _trace(vault)
+    hydrated: set[int] = set()
+
+    def rows(cursor: Any, row: Any) -> Any:  # the ids of every row read with its text: a full fact
+        if "text" in [d[0] for d in cursor.description]:
+            hydrated.add(row[0])
+        return row
+
+    vault.reader().row_trace = rows
     results = hybrid_search.search("heron sighting", FactFilter(), k=3)
-    vault.reader().exec_trace = None
+    vault.reader().row_trace = None
     assert len(results) == 3 and {r.fact.id for r in results} <= set(ids)
-    full_reads = [b for sql, b in statements if "c.text" in sql]
-    hydrated = {x for b in full_reads for x in (b or ()) if isinstance(x, int) and x in set(ids)}
     shown = {r.fact.id for r in results} | {n.id for r in results for n in (r.before, r.after) if n is not None}
     assert hydrated == shown  # not the 40 candidates
 
@@ -145,3 +150,49 @@ def test_a_query_the_model_fails_on_is_answered_from_keywords(hybrid_search: Sea
     results = failing.search("wombat burrow", FactFilter())
     assert [r.fact.id for r in results] == [target]
     assert failing.gather("wombat burrow", FactFilter()).semantic is False
+
+
+@pytest.mark.parametrize("index_loaded", [True, False])
+def test_every_keyword_match_is_scored_by_its_cosine_whether_the_index_holds_it_or_not(
+        vault: Vault, index_loaded: bool) -> None:
+    """Keyword matches' cosines come from the index's rows; a match whose vector the index does not
+    hold (not loaded yet, or written since its last sync) is scored from its stored vector instead:
+    either way every keyword match with a vector of the index's model gets its exact cosine, and one
+    of another model none."""
+    from vodou_desktop.search.vectors import VectorIndex
+    from vodou_desktop.vault import Change
+    from vodou_desktop.vault.facts import insert_fact, set_embeddings
+    from vodou_desktop.vault.sources import stamp_source
+
+    rng = np.random.default_rng(11)
+    unit = rng.normal(size=(30, 16)).astype(np.float32)
+    unit /= np.linalg.norm(unit, axis=1, keepdims=True)
+
+    def job(conn: Any, change: Change) -> list[int]:
+        source = stamp_source(conn, change, kind="bench", tier="first_party")
+        ids = [insert_fact(conn, change, text=f"otter note {i}", source_id=source) for i in range(30)]
+        set_embeddings(conn, change, zip(ids[:25], unit[:25], strict=True), model="test")
+        set_embeddings(conn, change, zip(ids[25:], unit[25:], strict=True), model="other")
+        return ids
+
+    ids = list(vault.write(job))
+    query = unit[0]
+
+    class Given:
+        ready, model_id = True, "test"
+
+        def submit_one(self, text: str) -> Future[np.ndarray]:
+            done: Future[np.ndarray] = Future()
+            done.set_result(query)
+            return done
+
+    index = VectorIndex(vault, model="test")
+    if index_loaded:
+        index.load()
+        assert index.cosines(query, ids) == pytest.approx({i: float(unit[n] @ query) for n, i in enumerate(ids[:25])},
+                                                          abs=1e-6)
+    cands = SearchService(vault, Given(), index).gather("otter", FactFilter())  # type: ignore[arg-type]
+    assert set(cands.kw) == set(ids)
+    assert {i: cands.vec[i] for i in ids if i in cands.vec} == pytest.approx(
+        {i: float(unit[n] @ query) for n, i in enumerate(ids[:25])}, abs=1e-6)
+    index.close()
