@@ -17,9 +17,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from functools import partial
 from typing import Any
+
+import numpy as np
 
 from vodou_desktop.search.embedder import Embedder
 from vodou_desktop.vault import Change, Vault
@@ -62,11 +65,8 @@ def backfill(vault: Vault, embedder: Embedder, *, batch: int = 128, progress: Pr
         if not rows:
             break
         after = rows[-1][0]
-        for part in by_length(rows, batch):
-            if cancel and cancel.is_set():
-                break
-            _embed_rows(vault, embedder, part, embedder.model_id, embedded)
-            done += len(part)
+        for stored in _embed_rows(vault, embedder, by_length(rows, batch), embedder.model_id, embedded, cancel):
+            done += stored
             if progress:
                 progress(done, max(total, done))
     return done
@@ -102,24 +102,40 @@ def reembed(vault: Vault, embedder: Embedder, *, batch: int = 128, progress: Pro
             vault.write(partial(_record_model, model=model))
             break
         after = rows[-1][0]
-        for part in by_length(rows, batch):
-            if cancel and cancel.is_set():
-                break
-            _embed_rows(vault, embedder, part, model, embedded)
-            done += len(part)
+        for stored in _embed_rows(vault, embedder, by_length(rows, batch), model, embedded, cancel):
+            done += stored
             if progress:
                 progress(done, max(total, done))
     return done
 
 
-def _embed_rows(vault: Vault, embedder: Embedder, rows: list[tuple[int, str]], model: str,
-                embedded: Callable[[list[int]], None] | None) -> None:
-    """Embed one batch of ``(id, text)`` rows, store the vectors as ``model``'s, tell ``embedded``."""
-    ids = [i for i, _ in rows]
-    vectors = embedder.encode([text for _, text in rows], batch_size=MODEL_BATCH)
-    vault.write(partial(set_embeddings, items=list(zip(ids, vectors, strict=True)), model=model))
+def _embed_rows(vault: Vault, embedder: Embedder, batches: list[list[tuple[int, str]]], model: str,
+                embedded: Callable[[list[int]], None] | None, cancel: threading.Event | None) -> Iterator[int]:
+    """Embed each batch of ``(id, text)`` rows, store its vectors as ``model``'s and tell ``embedded``
+    (on-write grouping); yields how many each batch stored. The model embeds the next batch while
+    this thread stores the one before: it does not idle through the write and the grouping. A
+    cancel stores nothing more: the batch handed over meanwhile is dropped (left for the next run)."""
+    pending: tuple[list[int], Future[np.ndarray]] | None = None
+    for rows in batches:
+        if cancel and cancel.is_set():
+            break
+        handed = ([i for i, _ in rows], embedder.submit([text for _, text in rows], batch_size=MODEL_BATCH))
+        if pending:
+            yield _store(vault, *pending, model, embedded)
+        pending = handed
+    if pending and cancel and cancel.is_set():
+        pending[1].cancel()  # not started yet: the model never embeds it
+    elif pending:
+        yield _store(vault, *pending, model, embedded)
+
+
+def _store(vault: Vault, ids: list[int], vectors: Future[np.ndarray], model: str,
+           embedded: Callable[[list[int]], None] | None) -> int:
+    items = list(zip(ids, vectors.result(), strict=True))
+    vault.write(partial(set_embeddings, items=items, model=model))
     if embedded:
         embedded(ids)
+    return len(ids)
 
 
 def _record_model(conn: Any, change: Change, model: str) -> None:

@@ -15,6 +15,11 @@ not installed or fails its check, straight through the model's modules on one to
 (``_forward``); either is checked at load to give the vectors ``encode`` gives. Batches go through
 ``SentenceTransformer.encode`` on torch's default threads. ``submit_one`` hands back a
 Future, so search can run its keyword stage while the model embeds the query.
+
+Threads: the model's own thread loads it and runs every batch (``submit``, ``encode``). Queries on
+ONNX Runtime run on a second thread of their own, so a search never waits behind a batch of the
+backfill (128 texts: about half a second here); without that path, queries share the model's
+thread. No other thread ever runs the model (see ``_jobs``).
 """
 
 from __future__ import annotations
@@ -96,6 +101,10 @@ class Embedder:
         # bridge's executor, the backfill), torch's per-thread buffers and the C allocator's
         # per-thread arenas each kept their peak, and the server's memory grew with every new caller.
         self._jobs: queue.Queue[tuple[Callable[[], np.ndarray], Future[np.ndarray]]] = queue.Queue()
+        # Queries on ONNX Runtime: their own thread (started once that path is ready), one more
+        # fixed thread rather than the callers' many.
+        self._queries: queue.Queue[tuple[Callable[[], np.ndarray], Future[np.ndarray]]] = queue.Queue()
+        self._query_thread: threading.Thread | None = None
         self.encode_threads: set[int] = set()  # idents of the threads that ran the model (diagnostics)
         self._state = EmbedderState.OFF if choice == "none" else EmbedderState.LOADING
         self.error: str | None = None
@@ -139,13 +148,7 @@ class Embedder:
         self._load()
         if self._state is not EmbedderState.READY:
             return
-        while True:
-            job, done = self._jobs.get()
-            if done.set_running_or_notify_cancel():
-                try:
-                    done.set_result(job())
-                except BaseException as exc:
-                    done.set_exception(exc)
+        _serve(self._jobs)
 
     def _load(self) -> None:
         try:
@@ -164,6 +167,10 @@ class Embedder:
             if self._direct and self._onnx_queries:
                 self._onnx = self._onnx_model(folder)
             self._encode(["warm up the model before the first search"], 1)
+            if self._onnx is not None:
+                self._query_thread = threading.Thread(target=_serve, args=(self._queries,),
+                                                      name="vodou-query-embedder", daemon=True)
+                self._query_thread.start()
             self._set(EmbedderState.READY)
         except Exception as exc:  # any failure means: keyword search only, said once
             self.error = f"{type(exc).__name__}: {exc}"
@@ -181,21 +188,24 @@ class Embedder:
 
     def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
         """Unit-length float32 vectors, one row per text. Raises if the model is not ready."""
-        return self._submit(partial(self._encode, list(texts), batch_size)).result()
+        return self.submit(texts, batch_size).result()
 
-    def _submit(self, job: Callable[[], np.ndarray]) -> Future[np.ndarray]:
-        """Run ``job`` on the model's thread (at once when called there); its result as a Future."""
+    def submit(self, texts: Sequence[str], batch_size: int = 64) -> Future[np.ndarray]:
+        """``encode`` without waiting: the caller works on while the model's thread embeds (the
+        backfill stores one batch while the model embeds the next). Raises if the model is not ready."""
+        return self._submit(partial(self._encode, list(texts), batch_size))
+
+    def _submit(self, job: Callable[[], np.ndarray], jobs: queue.Queue[Any] | None = None,
+                thread: threading.Thread | None = None) -> Future[np.ndarray]:
+        """Run ``job`` on the model's thread (or on ``thread`` through ``jobs``; at once when called
+        there); its result as a Future."""
         if not self.ready:
             raise RuntimeError(f"embedder is {self._state.value}")
         done: Future[np.ndarray] = Future()
-        if threading.current_thread() is self._thread:
-            done.set_running_or_notify_cancel()
-            try:
-                done.set_result(job())
-            except BaseException as exc:
-                done.set_exception(exc)
+        if threading.current_thread() is (thread or self._thread):
+            _run_job(job, done)
         else:
-            self._jobs.put((job, done))
+            (jobs or self._jobs).put((job, done))
         return done
 
     def _encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
@@ -308,6 +318,8 @@ class Embedder:
                 done: Future[np.ndarray] = Future()
                 done.set_result(hit)
                 return done
+        if self._query_thread is not None:
+            return self._submit(partial(self._query_vector, text), self._queries, self._query_thread)
         return self._submit(partial(self._query_vector, text))
 
     def _query_vector(self, text: str) -> np.ndarray:
@@ -318,6 +330,11 @@ class Embedder:
             while len(self._cache) > QUERY_CACHE_SIZE:
                 self._cache.popitem(last=False)
         return vector
+
+    @property
+    def own_threads(self) -> set[int]:
+        """Idents of the embedder's own threads: the model's, and the queries' when they have one."""
+        return {t.ident for t in (self._thread, self._query_thread) if t is not None and t.ident is not None}
 
     @property
     def direct_path(self) -> bool:
@@ -331,6 +348,20 @@ class Embedder:
     def clear_query_cache(self) -> None:
         with self._cache_lock:
             self._cache.clear()
+
+
+def _serve(jobs: queue.Queue[tuple[Callable[[], np.ndarray], Future[np.ndarray]]]) -> None:
+    """A thread of the embedder's own: run its jobs, in order, for ever."""
+    while True:
+        _run_job(*jobs.get())
+
+
+def _run_job(job: Callable[[], np.ndarray], done: Future[np.ndarray]) -> None:
+    if done.set_running_or_notify_cancel():
+        try:
+            done.set_result(job())
+        except BaseException as exc:
+            done.set_exception(exc)
 
 
 def _same(vectors: np.ndarray, reference: np.ndarray) -> bool:

@@ -13,6 +13,7 @@ vectors against the torch path before using it (``Embedder``): any doubt, and qu
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import io
 import logging
@@ -79,7 +80,10 @@ class OnnxQueryModel:
         source = graph if isinstance(graph, bytes) else str(graph)
         self._session = ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
         self._inputs = [i.name for i in self._session.get_inputs()]
-        self._tokenizer = tokenizer
+        # A copy of its own: queries run on a thread of their own while batches tokenize on the
+        # model's thread, and a fast tokenizer called from two threads at once can fail ("Already
+        # borrowed": each call sets its padding and truncation on the shared object).
+        self._tokenizer = copy.deepcopy(tokenizer)
         self._max_length = max_length
         self._words = words
 

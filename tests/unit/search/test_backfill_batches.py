@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 
 import numpy as np
 import pytest
@@ -33,9 +34,9 @@ class Recording:
     def on_state(self, listener: Callable[[EmbedderState], None]) -> None:
         self._model.on_state(listener)
 
-    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+    def submit(self, texts: Sequence[str], batch_size: int = 64) -> Future[np.ndarray]:
         self.calls.append(list(texts))
-        return self._model.encode(texts, batch_size=batch_size)
+        return self._model.submit(texts, batch_size=batch_size)
 
 
 def _wait(predicate: Callable[[], bool], timeout: float = 60.0) -> bool:
@@ -67,6 +68,16 @@ def test_backfill_embeds_in_batches_of_like_length(vault: Vault, model: Embedder
     flat = [n for call in lengths for n in call]
     assert flat == sorted(flat, reverse=True)  # the longest first, so each batch pads little
     assert sorted(t for call in rec.calls for t in call) == sorted(TEXTS)
+
+
+def test_the_model_embeds_the_next_batch_while_the_one_before_is_stored(vault: Vault, model: Embedder) -> None:
+    for text in TEXTS:
+        remember(vault, text, Origin(kind="cli"))
+    rec = Recording(model)
+    handed_when_stored: list[int] = []
+    bf.backfill(vault, rec, batch=3, embedded=lambda ids: handed_when_stored.append(len(rec.calls)))  # type: ignore[arg-type]
+    assert handed_when_stored == [2, 3, 3]  # batch 2 was with the model while batch 1 was stored
+    assert vault.read(q.count_unembedded) == 0
 
 
 def test_backfill_cancelled_inside_a_window_leaves_the_rest_for_later(vault: Vault, model: Embedder) -> None:

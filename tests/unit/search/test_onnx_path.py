@@ -53,7 +53,22 @@ def test_queries_run_on_onnx_runtime_with_the_vectors_encode_gives(model: Embedd
     model.clear_query_cache()
     singles = np.stack([model.encode_one(t) for t in TEXTS])
     assert np.abs(singles - reference(model, TEXTS)).max() <= DIRECT_TOLERANCE
-    assert model._thread is not None and model.encode_threads == {model._thread.ident}
+    assert model._query_thread is not None and model._query_thread.ident in model.encode_threads
+    assert model.encode_threads <= model.own_threads
+
+
+def test_a_query_does_not_wait_behind_a_batch(model: Embedder) -> None:
+    """Queries on ONNX Runtime have a thread of their own: a search during a long backfill gets its
+    vector while the batch is still being embedded, not after it."""
+    model.clear_query_cache()
+    texts = [f"a batch sentence number {i} about the garden shed and the bicycles kept in it" for i in range(1_500)]
+    batch = model.submit(texts, batch_size=32)
+    query = model.submit_one("where are the bicycles kept")
+    vector = query.result(60)
+    assert not batch.done(), "the query waited for the batch"
+    assert np.allclose(vector, reference(model, ["where are the bicycles kept"])[0], atol=DIRECT_TOLERANCE)
+    assert batch.result(600).shape == (len(texts), model.dim)
+    assert model.encode_threads <= model.own_threads
 
 
 def test_the_graph_is_exported_once_in_a_child_process_and_reused_from_the_cache(
