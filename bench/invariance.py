@@ -9,7 +9,10 @@ and compares: ids, scores (exactly), texts, neighbours and every explain factor;
 another filter (global only, another project, a tier or kind filter, forgotten facts included, a
 scope), k = 10 and k = 200, hybrid and keyword-only; the hybrid ones once more with the query vector
 arriving late on another thread (so the reads done while waiting for it are taken).
-Prints the number of cases and of differences; exits 1 on any difference.
+Prints the number of cases and of differences; exits 1 on any difference. ``--tolerance T`` also
+accepts a case whose every id, text, neighbour and order is the same and whose numbers (scores and
+explain factors) are each within T of the reference's (a change in how a cosine is computed moves
+its last float digits), and says how many were accepted that way.
 """
 
 from __future__ import annotations
@@ -176,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quality", action="store_true",
                    help="bench.quality's vault and questions instead of the synthetic bench vault")
     p.add_argument("--queries", type=int, default=200, help="per seed (two seeds)")
+    p.add_argument("--tolerance", type=float, default=0.0,
+                   help="accept numbers within this of the reference's (ids, texts and order still exact)")
     p.add_argument("--record", default="", help=argparse.SUPPRESS)
     p.add_argument("--code", default="", help=argparse.SUPPRESS)
     p.add_argument("--late", action="store_true", help=argparse.SUPPRESS)
@@ -192,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
             _build(vault, args.size, args.queries)
     old = _export(args.ref, work / "old")
     new = _export(args.new, work / "new") if args.new else str(Path(__file__).resolve().parent.parent)
-    differences = cases = 0
+    differences = cases = close = 0
     for late in (False, True):
         a = _run(vault, str(old), work / f"old-{late}.pkl", late)
         b = _run(vault, new, work / f"new-{late}.pkl", late)
@@ -201,13 +206,29 @@ def main(argv: list[str] | None = None) -> int:
             print(f"case counts differ: {len(a)} against {len(b)}")
             return 1
         for (case_a, got_a), (case_b, got_b) in zip(a, b, strict=True):
-            if case_a != case_b or got_a != got_b:
+            if case_a == case_b and got_a != got_b and args.tolerance and _close(got_a, got_b, args.tolerance):
+                close += 1
+            elif case_a != case_b or got_a != got_b:
                 differences += 1
                 if differences <= 5:
                     print(f"DIFFERENT: {case_a}\n  {args.ref}: {got_a[:2]}\n  now: {got_b[:2]}")
         print(f"{'late vector' if late else 'vector at once'}: {len(a)} cases compared")
-    print(f"{cases} cases ({args.ref} against {args.new or 'the working tree'}), {differences} different")
+    within = f"; {close} with every number within {args.tolerance:g} and all else the same" if args.tolerance else ""
+    print(f"{cases} cases ({args.ref} against {args.new or 'the working tree'}), {differences} different{within}")
     return 1 if differences else 0
+
+
+def _close(a: Any, b: Any, tolerance: float) -> bool:
+    """The same structure, strings, ids and flags; floats within ``tolerance``."""
+    if isinstance(a, float) and isinstance(b, float):
+        return abs(a - b) <= tolerance
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k], tolerance) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_close(x, y, tolerance) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
 
 
 if __name__ == "__main__":
