@@ -124,7 +124,7 @@ def _embed_rows(vault: Vault, embedder: Embedder, batches: list[list[tuple[int, 
             yield _store(vault, *pending, model, embedded)
         pending = handed
     if pending and cancel and cancel.is_set():
-        pending[1].cancel()  # not started yet: the model never embeds it
+        pending[1].cancel()  # unless the model has started on it, it never embeds it
     elif pending:
         yield _store(vault, *pending, model, embedded)
 
