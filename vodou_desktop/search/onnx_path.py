@@ -22,9 +22,10 @@ import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where it is used: `vodou` imports this module for
+    import numpy as np  # every command (CHILD_FLAG), and most commands never need numpy
 
 log = logging.getLogger(__name__)
 EXPORT_FORMAT = 2  # bump when the exported graph changes shape, so older cached graphs are ignored
@@ -88,6 +89,8 @@ class OnnxQueryModel:
         self._words = words
 
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
         enc = self._tokenizer(list(texts), padding=True, truncation="longest_first",
                               max_length=self._max_length, return_tensors="np")
         feed = {name: np.asarray(enc[name], dtype=np.int64) for name in self._inputs if name != WORDS}

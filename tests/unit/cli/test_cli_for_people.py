@@ -192,3 +192,14 @@ def test_the_import_summary_counts_memories(vault_arg, tmp_path):
     export.write_text(json.dumps(CHATGPT))
     res = run_cli(*vault_arg, "import", "chatgpt", str(export))
     assert res.code == 0 and "1 memory)" in res.out and "fact" not in res.out
+
+
+def test_the_vodou_command_starts_without_numpy() -> None:
+    """Every ``vodou`` command goes through ``__main__`` (it routes the model export child): loading it
+    must not import numpy (~90 ms), which most commands never need."""
+    import subprocess
+    import sys
+
+    probe = "import sys, vodou_desktop.__main__; print('numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
