@@ -13,6 +13,7 @@ of the backup in its place.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 from collections.abc import Callable, Iterator
@@ -29,6 +30,8 @@ from vodou_desktop.vault.cipher import apply_key, key_for
 from vodou_desktop.vault.connection import create_private_file, open_connection, scalar, translate_errors
 from vodou_desktop.vault.migrations import applied_migrations
 from vodou_desktop.vault.schema import MIGRATIONS
+
+log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]  # (pages done, pages in all)
 SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -199,6 +202,7 @@ def exclusive_hold(vault: Path) -> Iterator[apsw.Connection]:
     open, and ``locking_mode=EXCLUSIVE`` keeps that lock until the connection closes.
     """
     conn = open_connection(vault, create=False)
+    held = _identity(vault)
     try:
         conn.set_busy_timeout(0)
         try:
@@ -211,9 +215,33 @@ def exclusive_hold(vault: Path) -> Iterator[apsw.Connection]:
             raise VaultUnavailable(_HELD.format(vault=vault)) from exc
         if mode != "delete":
             raise VaultUnavailable(_HELD.format(vault=vault))
-        yield conn
+        try:
+            yield conn
+        except BaseException:
+            _back_to_wal(conn, vault, held)
+            raise
     finally:
         conn.close()
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    stat = os.stat(path)
+    return stat.st_dev, stat.st_ino
+
+
+def _back_to_wal(conn: apsw.Connection, vault: Path, held: tuple[int, int]) -> None:
+    """After work that failed: the vault still in its place goes back to WAL before it is let go.
+
+    Out of WAL, a reader that comes while the app reopens the vault (and turns WAL on again) is
+    refused as "database is locked"; the vault is left as it was, journal mode included. A file
+    that was already replaced is not touched: WAL is then turned on by whoever opens the new one.
+    """
+    try:
+        if not vault.exists() or _identity(vault) != held:
+            return
+        conn.execute("PRAGMA journal_mode=WAL").fetchall()
+    except (OSError, apsw.Error) as exc:  # the failure being raised says what went wrong; this is a log line
+        log.warning("The vault %s was left out of WAL mode after a failed change: %s", vault, exc)
 
 
 _HELD = ("The vault {vault} is open in another program (a Vodou app, `vodou serve`, an MCP client or another "

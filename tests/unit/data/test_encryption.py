@@ -3,6 +3,7 @@ VODOU_PASSPHRASE; a wrong key is one line and changes no byte."""
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 import apsw
@@ -10,9 +11,11 @@ import pytest
 
 from tests.support import file_hashes, run_cli, total_hits
 from vodou_desktop import config
-from vodou_desktop.data import rolling
-from vodou_desktop.data.backup import backup_vault
-from vodou_desktop.data.encryption import encrypt_vault
+from vodou_desktop.data import backup as backup_module
+from vodou_desktop.data import encryption, rolling
+from vodou_desktop.data.backup import backup_vault, restore_vault
+from vodou_desktop.data.encryption import decrypt_vault, encrypt_vault
+from vodou_desktop.errors import VaultUnavailable
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.search.embedder import Embedder
 from vodou_desktop.search.service import SearchService
@@ -167,3 +170,68 @@ def test_a_generated_key_skips_key_stretching_and_a_passphrase_does_not(tmp_path
         slow.execute("SELECT count(*) FROM t").fetchall()
     slow.close()
     assert cipher.key_opens(path, key)
+
+
+def _fails_once(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, when: str | None = None) -> list[str]:
+    """``owner.name`` raises a full disk on its first call (whose first argument ends with ``when``)."""
+    real, calls = getattr(owner, name), []
+
+    def failing(*args: object, **kwargs: object) -> object:
+        if not calls and (when is None or str(args[0]).endswith(when)):
+            calls.append(str(args[0]))
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, failing)
+    return calls
+
+
+def _mode_and_texts(path: Path, key: str | None) -> tuple[str, list[str]]:
+    """What a reader in another program sees at once (no busy wait): the journal mode and the texts."""
+    conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        if key is not None:
+            cipher.apply_key(conn, key)
+        conn.set_busy_timeout(0)
+        mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0])
+        return mode, [str(r[0]) for r in conn.execute("SELECT text FROM chunks ORDER BY id")]
+    finally:
+        conn.close()
+
+
+# Every step a conversion or a restore can fail at once it holds the vault: (which way, where, name).
+FAILURES = [(way, owner, name) for way in ("encrypt", "decrypt") for owner, name in (
+    (encryption, "create_private_file"), (encryption.shutil, "copyfile"), (encryption, "rekey_file"),
+    (encryption, "fsync_file"))] + [("restore", backup_module.os, "replace")]
+
+
+@pytest.mark.parametrize(("way", "owner", "name"), FAILURES, ids=[f"{w}-{n}" for w, _, n in FAILURES])
+def test_a_failed_change_leaves_the_vault_as_it_was_in_wal_mode(vault_path: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch, way: str,
+                                                                owner: object, name: str) -> None:
+    """Out of WAL, the reader that comes while the app reopens the vault is refused ("database is
+    locked"): a failure leaves the vault exactly as it was, its journal mode included."""
+    settings = config.Settings(backups_folder=str(tmp_path / "b"))
+    key = VaultKeyStore().get_or_create()
+    with Vault.open(vault_path) as vault:
+        remember(vault, "the stoatcanary crosses the snow", Origin(kind="cli"))
+    if way == "decrypt":
+        encrypt_vault(vault_path, key, settings=settings)
+    else:
+        backup_vault(vault_path, tmp_path / "copy.sqlite")
+    held_key = key if way == "decrypt" else None
+    before = _mode_and_texts(vault_path, held_key)
+    assert before == ("wal", ["the stoatcanary crosses the snow"])
+    calls = _fails_once(monkeypatch, owner, name, when=vault_path.name if way == "restore" else None)
+    with pytest.raises((VaultUnavailable, OSError)):
+        if way == "encrypt":
+            encrypt_vault(vault_path, key, settings=settings)
+        elif way == "decrypt":
+            decrypt_vault(vault_path, settings=settings)
+        else:
+            restore_vault(tmp_path / "copy.sqlite", vault_path)
+    assert calls, "the failure was never reached"
+    assert _mode_and_texts(vault_path, held_key) == before
+    assert cipher.is_encrypted(vault_path) == (way == "decrypt")
+    left = {p.name for p in vault_path.parent.glob(f"{vault_path.name}*")}  # no copy, no rollback journal
+    assert left - {f"{vault_path.name}-wal", f"{vault_path.name}-shm"} == {vault_path.name}
