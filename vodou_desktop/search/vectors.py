@@ -54,7 +54,10 @@ NEAR_NPROBE = 8  # cells scored per query for near-duplicates (``near_many``; be
 SKETCH_DIM = 48  # width of the sketch that bounds distances for near-duplicates without cells
 SKETCH_FIT_SAMPLE = 4_096  # rows whose covariance gives the sketch's axes (its 48 main ones need no more)
 SKETCH_SLACK = 1e-3  # float32 rounding and vectors a hair off unit length: never let it drop a row
-SKETCH_BLOCK = 65_536  # rows per block of a near-duplicate pass (a 64k x 32 block of products is 8 MB)
+# Rows per block of a near-duplicate pass: the block of products (a batch of 128 new facts x 8k rows,
+# 4 MB) stays in cache between the product and the test. At 100k rows, 128 facts: 14 ms a pass
+# against 33 ms in blocks of 64k rows.
+SKETCH_BLOCK = 8_192
 
 
 @dataclass
@@ -573,7 +576,9 @@ def _passing(mat: np.ndarray, qs: np.ndarray, test: Callable[[np.ndarray], np.nd
     products, queries x rows), block by block."""
     found: list[list[np.ndarray]] = [[] for _ in range(len(qs))]
     for start in range(0, len(mat), SKETCH_BLOCK):
-        cols, rows = np.nonzero(test(qs @ mat[start : start + SKETCH_BLOCK].T))  # by query
+        passed = test(qs @ mat[start : start + SKETCH_BLOCK].T)
+        # one flat index per passing product, by query then row: far cheaper than a 2-d nonzero
+        cols, rows = np.divmod(np.flatnonzero(passed), passed.shape[1])
         cuts = np.searchsorted(cols, np.arange(len(qs) + 1))
         for j in range(len(qs)):
             if cuts[j + 1] > cuts[j]:
