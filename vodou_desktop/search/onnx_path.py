@@ -150,26 +150,25 @@ def child_main(argv: list[str]) -> int:
     return 0
 
 
-def export_in_child(model_dir: Path, timeout: float = EXPORT_TIMEOUT_S) -> bytes:
-    """``export`` of the model in ``model_dir``, run in a child process: tracing holds a few hundred
-    MB for a moment, which a long-running process would keep (the allocator does not give it back).
-    The child is a new interpreter running only the export (a bundle runs its own executable)."""
+def export_in_child(model_dir: Path, out: Path, timeout: float = EXPORT_TIMEOUT_S) -> None:
+    """``export`` of the model in ``model_dir``, run in a child process that writes the graph to
+    ``out`` (nothing is left there when it fails): tracing holds a few hundred MB for a moment, which
+    a long-running process would keep (the allocator does not give it back). The child is a new
+    interpreter running only the export (a bundle runs its own executable)."""
     import subprocess
     import sys
-    import tempfile
 
-    with tempfile.TemporaryDirectory(prefix="vodou-onnx-") as folder:
-        out = Path(folder) / "graph.onnx"
-        runner = [sys.executable] if getattr(sys, "frozen", False) else [sys.executable, "-m", "vodou_desktop"]
-        try:
-            done = subprocess.run([*runner, CHILD_FLAG, str(model_dir), str(out)], capture_output=True,
-                                  text=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False)
-        except subprocess.TimeoutExpired:
-            raise TimeoutError(f"the ONNX export took over {timeout:.0f} s") from None
-        if done.returncode != 0 or not out.is_file():
-            last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-            raise RuntimeError(f"the ONNX export failed (exit code {done.returncode}: {last})")
-        return out.read_bytes()
+    runner = [sys.executable] if getattr(sys, "frozen", False) else [sys.executable, "-m", "vodou_desktop"]
+    try:
+        done = subprocess.run([*runner, CHILD_FLAG, str(model_dir), str(out)], capture_output=True,
+                              text=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False)
+    except subprocess.TimeoutExpired:  # the child was killed
+        out.unlink(missing_ok=True)
+        raise TimeoutError(f"the ONNX export took over {timeout:.0f} s") from None
+    if done.returncode != 0 or not out.is_file():
+        out.unlink(missing_ok=True)
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise RuntimeError(f"the ONNX export failed (exit code {done.returncode}: {last})")
 
 
 def load_or_export(tokenizer: Any, max_length: int, words: np.ndarray, model_dir: Path,
@@ -186,17 +185,31 @@ def load_or_export(tokenizer: Any, max_length: int, words: np.ndarray, model_dir
             except Exception:
                 log.info("Cached ONNX graph %s unreadable; exporting it again", path.name, exc_info=True)
     started = time.monotonic()
-    graph = export_in_child(model_dir)
-    log.info("Exported %s to ONNX in %.1f s", name, time.monotonic() - started)
-    if path is not None and _write(path, graph):
-        del graph  # the session reads the file: built from bytes it held ~70 MB more here
+    partial = _partial_for(path) if path is not None else None
+    if path is not None and partial is not None:
+        # The child writes the graph straight into the cache under a partial name: no second copy
+        # through this process, and what a killed process leaves there is removed by the next export.
+        try:
+            export_in_child(model_dir, partial)
+            os.replace(partial, path)
+        finally:
+            partial.unlink(missing_ok=True)  # gone after the rename
+        log.info("Exported %s to ONNX in %.1f s", name, time.monotonic() - started)
         return OnnxQueryModel(tokenizer, max_length, path, words)
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="vodou-onnx-") as folder:  # no cache: the graph is held here
+        out = Path(folder) / "graph.onnx"
+        export_in_child(model_dir, out)
+        graph = out.read_bytes()
+    log.info("Exported %s to ONNX in %.1f s", name, time.monotonic() - started)
     return OnnxQueryModel(tokenizer, max_length, graph, words)
 
 
-def _write(path: Path, graph: bytes) -> bool:
-    """Atomically (a partial file under another name, then a rename); older graphs of the same
-    model and partial files left by a process that died are removed. Whether it was written."""
+def _partial_for(path: Path) -> Path | None:
+    """The name this process writes ``path``'s graph under before the rename, with the cache folder
+    made and this model's older graphs (and partial files left by a process that died) removed; None
+    when the cache folder cannot be written."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         now = time.time()
@@ -204,16 +217,12 @@ def _write(path: Path, graph: bytes) -> bool:
             partial = ".part-" in old.name
             if old != path and (not partial or now - old.stat().st_mtime > STALE_PARTIAL_S):
                 old.unlink(missing_ok=True)
-        partial_path = path.with_name(f"{path.name}.part-{os.getpid()}")
-        try:
-            partial_path.write_bytes(graph)
-            os.replace(partial_path, path)
-        finally:
-            partial_path.unlink(missing_ok=True)  # gone after the rename; a half-written file is removed
-        return True
+        probe = path.with_name(f"{path.name}.part-{os.getpid()}")
+        probe.touch(mode=0o600)
+        return probe
     except OSError:
         log.info("Could not cache the ONNX graph at %s", path, exc_info=True)
-        return False
+        return None
 
 
 def discard(cache_dir: Path | None, name: str) -> None:

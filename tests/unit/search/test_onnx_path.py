@@ -75,20 +75,30 @@ def test_the_graph_is_exported_once_in_a_child_process_and_reused_from_the_cache
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Tracing holds a few hundred MB for a moment; a long-running process would keep them, so the
     export runs in a child (here this process cannot export at all, and the graph still comes)."""
+    import tempfile
+
     import torch
 
     def not_here(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("exported in the app's own process")
 
+    def no_temp_folder(*_args: object, **_kwargs: object) -> str:
+        raise AssertionError("the graph went through a temp folder (left behind if this process is killed)")
+
+    temp = tmp_path / "temp"  # the child's temp folder
+    temp.mkdir()
     with monkeypatch.context() as patch:
         patch.setattr(torch.onnx, "export", not_here)
+        patch.setattr(tempfile, "mkdtemp", no_temp_folder)
+        patch.setenv("TMPDIR", str(temp))
         first = loaded(tmp_path)
     assert first.query_path == "onnx"
-    [graph] = graphs(tmp_path)
+    [graph] = graphs(tmp_path)  # written by the child straight into the cache under a partial name
+    assert not [p for p in temp.rglob("*") if "onnx" in p.name.lower() and p.is_file() and p.stat().st_size > 1e6]
     assert graph.name.startswith("all-MiniLM-L6-v2.") and graph.suffix == ".onnx"
     written = graph.stat().st_mtime_ns
 
-    def no_export(*_args: object) -> bytes:
+    def no_export(*_args: object) -> None:
         raise AssertionError("exported again although the cached graph fits")
 
     monkeypatch.setattr(onnx_path, "export_in_child", no_export)
@@ -134,7 +144,7 @@ def test_without_a_graph_queries_stay_on_torch_with_the_same_vectors(
     if failure == "no runtime":
         monkeypatch.setattr(onnx_path, "available", lambda: False)
     else:
-        def broken(*_args: object) -> bytes:
+        def broken(*_args: object) -> None:
             raise RuntimeError("exporter broke")
 
         monkeypatch.setattr(onnx_path, "export_in_child", broken)
@@ -168,10 +178,12 @@ def test_writing_a_graph_replaces_this_models_older_ones_and_only_those(tmp_path
         p.write_bytes(b"x")
     long_ago = time.time() - onnx_path.STALE_PARTIAL_S - 60
     os.utime(stale_partial, (long_ago, long_ago))
-    onnx_path._write(folder / "m.1234@eeee.onnx", b"graph")
-    assert sorted(p.name for p in folder.iterdir()) == sorted(
-        ["m.1234@eeee.onnx", other.name, fresh_partial.name])
-    assert (folder / "m.1234@eeee.onnx").read_bytes() == b"graph"
+    partial = onnx_path._partial_for(folder / "m.1234@eeee.onnx")  # where this process's child writes it
+    assert partial is not None and partial.name == f"m.1234@eeee.onnx.part-{os.getpid()}"
+    assert sorted(p.name for p in folder.iterdir()) == sorted([partial.name, other.name, fresh_partial.name])
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the cache folder would go")
+    assert onnx_path._partial_for(blocked / "models" / "m.1234@eeee.onnx") is None
 
 
 def test_the_fingerprint_follows_the_model_files(tmp_path: Path) -> None:
@@ -198,5 +210,8 @@ def test_only_long_running_processes_prepare_the_onnx_path(long_running: bool, p
 
 def test_an_export_that_fails_in_the_child_says_why(tmp_path: Path) -> None:
     (tmp_path / "not-a-model").mkdir()
+    out = tmp_path / "graph.onnx.part-1"
+    out.touch()
     with pytest.raises(RuntimeError, match=r"the ONNX export failed \(exit code 1: .+\)"):
-        onnx_path.export_in_child(tmp_path / "not-a-model")
+        onnx_path.export_in_child(tmp_path / "not-a-model", out)
+    assert not out.exists()  # nothing half-written is left where the graph would have gone
