@@ -18,6 +18,7 @@ import hashlib
 import io
 import logging
 import os
+import secrets
 import time
 import warnings
 from collections.abc import Sequence
@@ -217,8 +218,8 @@ def _partial_for(path: Path) -> Path | None:
             partial = ".part-" in old.name
             if old != path and (not partial or now - old.stat().st_mtime > STALE_PARTIAL_S):
                 old.unlink(missing_ok=True)
-        probe = path.with_name(f"{path.name}.part-{os.getpid()}")
-        probe.touch(mode=0o600)
+        probe = path.with_name(f"{path.name}.part-{os.getpid()}-{secrets.token_hex(4)}")  # one per export
+        probe.touch(mode=0o600, exist_ok=False)
         return probe
     except OSError:
         log.info("Could not cache the ONNX graph at %s", path, exc_info=True)
