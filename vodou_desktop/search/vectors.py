@@ -240,13 +240,21 @@ class VectorIndex:
         """Group the rows in cells when the index first gets large, and again each time it doubles.
 
         The k-means and the assignment of every row run outside the lock on the rows present at
-        the start (rows are never changed in place: an erased row is only zeroed and freed)."""
+        the start (rows are never changed in place: an erased row is only zeroed and freed). A
+        reload meanwhile (the vault reopened after a restore or a conversion) drops the result, and
+        the reloaded rows are fitted in turn: the reload's own fit did not start while this one ran."""
+        while self._fit_once():
+            pass
+
+    def _fit_once(self) -> bool:
+        """One fit if due; whether its result was dropped for a reload (and another may be due)."""
         with self._lock:
             if not self._fit_due():
-                return
+                return False
             self._fitting = True
             mat, n, generation = self._mat, self._n, self._generation
             live_rows = np.flatnonzero(self._ids[:n] >= 0)
+        dropped = False
         try:
             cells = cell_count(len(live_rows))
             rng = np.random.default_rng(0)
@@ -255,15 +263,18 @@ class VectorIndex:
             centroids = kmeans(sample, cells)
             cell = assign(mat[:n], centroids)
             with self._lock:
-                if generation != self._generation:  # reloaded meanwhile
-                    return
-                self._cell[:n] = cell
-                self._cell[n : self._n] = assign(self._mat[n : self._n], centroids)  # came during the fit
-                self._cells = _Cells(centroids, np.zeros(cells + 1, dtype=np.int64), 0, len(live_rows))
-                self._relayout()
+                dropped = generation != self._generation  # reloaded meanwhile
+                if not dropped:
+                    self._cell[:n] = cell
+                    self._cell[n : self._n] = assign(self._mat[n : self._n], centroids)  # came during the fit
+                    self._cells = _Cells(centroids, np.zeros(cells + 1, dtype=np.int64), 0, len(live_rows))
+                    self._relayout()
         finally:
             with self._lock:
                 self._fitting = False
+                # decided under the lock: a load still running fits at its own end, once this is over
+                again = dropped and not self._loading
+        return again
 
     def _fit_due(self) -> bool:
         live = len(self._row)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -234,4 +237,57 @@ def test_near_duplicates_are_found_after_rows_were_moved_in_place(vault: Vault) 
         got = index.near_many(qv[None, :], 0.95, 5)[0]
         assert got and got[0][0] == chunk_id and abs(got[0][1] - 1.0) < 1e-5
     assert index._n == len(index) == 2_970 and index._mat.shape[0] == 4_096  # laid out in place
+    index.close()
+
+
+@pytest.mark.parametrize("reload_ends", ["before the fit", "after the fit"])
+def test_a_reload_during_a_fit_is_fitted_in_turn(vault: Vault, small_coarse: None, monkeypatch: pytest.MonkeyPatch,
+                                                 reload_ends: str) -> None:
+    """A reload (the vault reopened after a restore or a conversion) while a fit runs drops that fit's
+    result; the reloaded rows get their cells then, not only at the next write (until which every
+    query of a large vault would scan every row)."""
+    mat = structured_vectors(3_200, seed=7)
+    known = dict(zip(fill_vectors(vault, mat), mat, strict=True))
+    index = VectorIndex(vault, model="test")
+    real_kmeans, real_read = vectors.kmeans, vault.read
+    in_fit, fit_goes_on = threading.Event(), threading.Event()
+    in_reload, reload_goes_on = threading.Event(), threading.Event()
+    fits: list[int] = []
+
+    def held_kmeans(sample: np.ndarray, cells: int) -> np.ndarray:
+        fits.append(len(sample))
+        if len(fits) == 1:  # the first load's fit waits here while the vault is reloaded
+            in_fit.set()
+            assert fit_goes_on.wait(60)
+        return real_kmeans(sample, cells)
+
+    monkeypatch.setattr(vectors, "kmeans", held_kmeans)
+    first = threading.Thread(target=index.load)  # a load fits at its end
+    first.start()
+    assert in_fit.wait(60)
+    reload = threading.Thread(target=index.load)
+    if reload_ends == "after the fit":  # the reload is still reading rows when the fit ends
+        def held_read(fn: Any) -> Any:
+            if threading.current_thread() is reload and not in_reload.is_set():
+                in_reload.set()
+                assert reload_goes_on.wait(60)
+            return real_read(fn)
+
+        monkeypatch.setattr(vault, "read", held_read)
+        reload.start()
+        assert in_reload.wait(60)
+        fit_goes_on.set()
+        first.join(60)
+        reload_goes_on.set()
+    else:
+        reload.start()
+        reload.join(60)
+        fit_goes_on.set()
+    first.join(60)
+    reload.join(60)
+    assert not first.is_alive() and not reload.is_alive()
+    assert index.coarse and index._cells is not None and index._cells.laid == len(known)
+    assert len(fits) == 2  # the dropped fit and one fit of the reloaded rows, not more
+    qv = structured_vectors(1, seed=8)[0]
+    assert index.top(qv, 1)[0][0] == _exact_ids(index, known, qv, 1)[0]
     index.close()
