@@ -187,6 +187,7 @@ def load_or_export(tokenizer: Any, max_length: int, words: np.ndarray, model_dir
                 log.info("Cached ONNX graph %s unreadable; exporting it again", path.name, exc_info=True)
     started = time.monotonic()
     partial = _partial_for(path) if path is not None else None
+    graph: Path | bytes
     if path is not None and partial is not None:
         # The child writes the graph straight into the cache under a partial name: no second copy
         # through this process, and what a killed process leaves there is removed by the next export.
@@ -195,14 +196,14 @@ def load_or_export(tokenizer: Any, max_length: int, words: np.ndarray, model_dir
             os.replace(partial, path)
         finally:
             partial.unlink(missing_ok=True)  # gone after the rename
-        log.info("Exported %s to ONNX in %.1f s", name, time.monotonic() - started)
-        return OnnxQueryModel(tokenizer, max_length, path, words)
-    import tempfile
+        graph = path
+    else:
+        import tempfile
 
-    with tempfile.TemporaryDirectory(prefix="vodou-onnx-") as folder:  # no cache: the graph is held here
-        out = Path(folder) / "graph.onnx"
-        export_in_child(model_dir, out)
-        graph = out.read_bytes()
+        with tempfile.TemporaryDirectory(prefix="vodou-onnx-") as folder:  # no cache: the graph is held here
+            out = Path(folder) / "graph.onnx"
+            export_in_child(model_dir, out)
+            graph = out.read_bytes()
     log.info("Exported %s to ONNX in %.1f s", name, time.monotonic() - started)
     return OnnxQueryModel(tokenizer, max_length, graph, words)
 

@@ -16,8 +16,9 @@ vault's query builder on every path, neighbours included; the vector path only p
 Speed (bench/search.py, end to end): the query is embedded on the model's thread while this thread
 runs the keyword stage; candidates are ranked on light rows (``query.rank_rows``: tier, duplicate
 status, scope), read by the same statements that check them against the filter; every candidate's
-cosine comes from the vector index's rows (no stored vector is read again); full facts are read only
-for the results returned and their neighbours. A query is one read transaction.
+cosine comes from the vector index's rows (the vault is read only for a vector the index does not
+hold yet); full facts are read only for the results returned and their neighbours. A query is one
+read transaction.
 """
 
 from __future__ import annotations
