@@ -4,8 +4,8 @@ same vault, same query vectors — every result must be the same.
 A change meant to make search faster must not change what it finds. This builds (once, then reuses
 with ``--vault``) the 10k-chunk bench vault of ``bench.search`` with real query vectors, then runs the
 same searches with the code of ``--ref`` and with the working tree's code, each in its own process,
-and compares: ids, scores (exactly), texts, neighbours and every explain factor; also ``rank`` (what
-``bench.tune`` calls) with and without explain. Cases: every query under a project filter and under
+and compares: ids, scores (exactly), texts, neighbours and every explain factor; also ``rank`` with and
+without explain. Cases: every query under a project filter and under
 another filter (global only, another project, a tier or kind filter, forgotten facts included, a
 scope), k = 10 and k = 200, hybrid and keyword-only; the hybrid ones once more with the query vector
 arriving late on another thread (so the reads done while waiting for it are taken).
@@ -142,7 +142,7 @@ def _record(vault_path: Path, code: str, out: Path, late: bool) -> None:
             for name, service in services:
                 for k in (10, 200):
                     answers.append(((i, kw, scope, name, k), shown(service.search(text, filt, scope=scope, k=k))))
-                if not late and i % 4 == 0:  # rank(): what bench.tune calls
+                if not late and i % 4 == 0:  # rank()
                     cands = service.gather(text, filt)
                     for explain in (True, False):
                         for limit in (10, None):

@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from datetime import time as dtime
@@ -190,6 +191,12 @@ class CachedVectors:
                 self.vectors[key] = vec
         self.hits += len(texts) - len(missing)
         return np.stack([self.vectors[k] for k in keys])
+
+    def submit(self, texts: Sequence[str], batch_size: int = 64) -> Future[np.ndarray]:
+        """``encode`` as the backfill hands batches over (done at once)."""
+        done: Future[np.ndarray] = Future()
+        done.set_result(self.encode(texts, batch_size))
+        return done
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -412,7 +419,13 @@ def report(figures: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.quality", description=__doc__.split("\n")[0])
     parser.add_argument("--split", choices=("dev", "test", "all"), default="test",
-                        help="which questions to run (tune on dev, report test)")
+                        help="which of our set's questions to run (tune on dev, report test)")
+    parser.add_argument("--set", dest="set_name", choices=("ours", "locomo"), default="ours",
+                        help="our own labelled set (bench/data/quality) or LoCoMo-10, read from the shared "
+                             "data folder beside the checkout (or VODOU_LOCOMO) and never copied")
+    parser.add_argument("--cv", action="store_true",
+                        help="cross-validate: choose the knobs on both sets' other folds of conversations and "
+                             "report the held-out figures for --set (bench/cv.py)")
     parser.add_argument("--keyword-only", action="store_true", help="no model: keyword paths and bm25 only")
     parser.add_argument("--json", metavar="OUT", type=Path, help="also write the figures to this file")
     parser.add_argument("--vector-cache", metavar="DIR", type=Path,
@@ -421,13 +434,26 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = time.perf_counter()
     load_before = os.getloadavg()[0]
+    if args.cv:
+        return _main_cv(args, started, load_before)
+    if args.set_name == "locomo":
+        from bench import locomo
+
+        try:
+            data = locomo.load()
+        except locomo.Missing as exc:
+            print(exc, file=sys.stderr)
+            return 0
+        args.split = "all"
+    else:
+        data = load()
     model = None
     if not args.keyword_only:
         from bench.search import load_model
 
         model = load_model()
     with tempfile.TemporaryDirectory(prefix="vodou-quality-") as tmp:
-        figures = run(load(), args.split, model, Path(tmp), log=lambda s: print(s, file=sys.stderr),
+        figures = run(data, args.split, model, Path(tmp), log=lambda s: print(s, file=sys.stderr),
                       vector_cache=args.vector_cache)
     figures["total_s"] = round(time.perf_counter() - started, 1)
     figures["load_average"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
@@ -435,6 +461,39 @@ def main(argv: list[str] | None = None) -> int:
     print(report(figures))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+def _main_cv(args: argparse.Namespace, started: float, load_before: float) -> int:
+    """``--cv``: both sets built and ranked under every configuration; the held-out figures for one."""
+    from bench import cv, locomo
+    from bench.search import load_model
+
+    sets: dict[str, tuple[dict[str, Any], Sequence[str]]] = {"ours": (load(), KINDS)}
+    try:
+        sets["locomo"] = (locomo.load(), locomo.KINDS)
+    except locomo.Missing as exc:
+        print(exc, file=sys.stderr)
+        if args.set_name == "locomo":
+            return 0
+    model = load_model()
+    log = partial(print, file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="vodou-cv-") as tmp:
+        runs = [cv.build(name, data, model, Path(tmp) / name, log, args.vector_cache)
+                for name, (data, _) in sets.items()]
+        try:
+            evaluation = cv.Evaluation(runs, log)
+            result = cv.cross_validate(runs, evaluation.hybrid(cv.grid(), log), evaluation)
+            text, _ = cv.report(runs, result, args.set_name, sets[args.set_name][1])
+        finally:
+            for r in runs:
+                r.close()
+    print(text)
+    print(f"total {time.perf_counter() - started:.0f} s, load average {load_before:.2f} -> {os.getloadavg()[0]:.2f},"
+          f" {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}")
+    if args.json:
+        args.json.write_text(json.dumps({"set": args.set_name, "report": text,
+                                         "final": cv.describe(result["final"])}, indent=1) + "\n", encoding="utf-8")
     return 0
 
 

@@ -123,11 +123,19 @@ def score_details(factors: dict[str, Any]) -> list[tuple[str, str]]:
         return []
     words = factors.get("keyword_bm25") is not None
     meaning = factors.get("vector_cosine") is not None
+    hop = factors.get("second_hop_bm25") is not None
+    coverage = factors.get("coverage")
     rows = [
         ("Word match (0-1)", _num(factors.get("keyword_norm")) if words else "—"),
         ("Meaning match (0-1)", _num(factors.get("vector_norm")) if meaning else "—"),
-        ("Share given to words", _num(factors.get("alpha")) if meaning else "—"),
+        ("Share given to words", _num(factors.get("keyword_weight")) if meaning else "—"),
+        ("Second pass, with " + ", ".join(f"'{w}'" for w in factors.get("second_hop_words") or []),
+         f"{_num(factors.get('second_hop_norm'))} × {_num(factors.get('second_hop_weight'))}" if hop else "—"),
         ("Blended", _num(factors.get("fused"))),
+        ("From the turn before", _num(factors.get("from_before")) if factors.get("from_before") else "—"),
+        ("From the turn after", _num(factors.get("from_after")) if factors.get("from_after") else "—"),
+        ("Share of your words it holds", f"{coverage:.0%} (×{_num(factors.get('coverage_weight'))})"
+         if coverage is not None and factors.get("coverage_weight", 1.0) != 1.0 else "—"),
         ("Source weight", f"×{_num(factors.get('tier_weight'))} ({TIER_WORDS.get(factors.get('tier') or '', '')})"),
         ("Duplicate weight", f"×{_num(factors.get('duplicate_weight'))}"),
         ("Scope weight", f"×{_num(factors.get('scope_weight'))}"),

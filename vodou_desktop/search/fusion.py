@@ -29,6 +29,8 @@ class FusionParams:
     before_share: float = 0.5  # share of the previous turn's score a turn takes (the turn it answers)
     after_share: float = 0.0  # share of the next turn's score (the reply to it)
     context_weight: float = 0.2  # bm25 weight of the context words (a dated memory's date)
+    coverage: float = 0.0  # boost per share of the query's distinct terms a candidate holds (1 + c * share)
+    second_hop: float = 0.0  # weight of a second keyword pass expanded with the first hop's distinctive words
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:

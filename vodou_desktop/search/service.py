@@ -57,6 +57,9 @@ PRE_BLEND = FusionParams(method="zscore", keyword_weight=0.5)
 COMMON_TERM_MIN = 2_000
 COMMON_MEMO_SIZE = 10_000  # terms whose commonness is remembered until the vault changes
 MAX_QUERY_CHARS = 10_000
+HOP_ANCHORS = 3  # the second hop expands the query with words of this many best first-hop candidates
+HOP_WORDS = 5  # ... this many of them
+HOP_CANDIDATE_WORDS = 40  # words looked up in the index (their chunk counts) per query, at most
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,7 @@ def _brief(fact: Fact | None) -> dict[str, Any] | None:
 
 @dataclass
 class Candidates:
-    """One query's candidates with their raw scores (what ``rank`` fuses; reused by bench.tune)."""
+    """One query's candidates with their raw scores (what ``rank`` fuses; bench.cv gathers once, ranks many times)."""
 
     kw: dict[int, float]  # match strength: -bm25, higher is better
     vec: dict[int, float]  # cosine, for every candidate when the model is on
@@ -92,6 +95,9 @@ class Candidates:
     facts: dict[int, q.RankRow]  # every candidate the filter lets through: what ranking weighs of it
     semantic: bool
     anchors: set[int] = field(default_factory=set)  # the ids whose neighbours were read
+    coverage: dict[int, float] = field(default_factory=dict)  # share of the query's terms each candidate holds
+    hop: dict[int, float] = field(default_factory=dict)  # second keyword pass: match strength, higher is better
+    hop_words: list[str] = field(default_factory=list)  # the words the second pass added to the query
     filt: FactFilter = field(default_factory=FactFilter)  # the filter they were gathered under
     # each path's normalised scores per fusion method, for the ids they were computed over (``_fusion``)
     norms: dict[str, tuple[list[int], int, int, dict[int, float], dict[int, float]]] = field(
@@ -106,9 +112,11 @@ class _Scored(NamedTuple):
     tier_w: float
     dup_w: float
     scope_w: float
+    cover_w: float
 
 
-_Norms = tuple[dict[int, float], dict[int, float], dict[int, float], float]  # fused, kw norm, vector norm, kw weight
+# fused, kw norm, vector norm, kw weight, second-hop norm
+_Norms = tuple[dict[int, float], dict[int, float], dict[int, float], float, dict[int, float]]
 
 
 class SearchService:
@@ -186,8 +194,10 @@ class SearchService:
         if qvec is not None:
             vec.update(self._cosines(conn, qvec, sorted(set(kw) - found_by_vector)))
         cands = Candidates(kw, vec, found_by_vector, {}, {}, {}, qvec is not None)
-        # Neighbours of the best candidates by a plain blend (a fixed number, whatever k or the fusion).
+        # The best candidates by a plain blend (a fixed number, whatever k or the fusion).
         pre = _fusion(cands, PRE_BLEND, sorted(set(kw) | set(vec)))[0]
+        if params.second_hop:
+            self._second_hop(conn, text, filt, pre, cands, rows, qvec, params.context_weight)
         # best first, ties by id (``pre`` is in id order and a reverse sort keeps equal items' order)
         best = [i for i, _ in sorted(pre.items(), key=itemgetter(1), reverse=True)[:NEIGHBOUR_POOL]]
         cands.anchors = set(best)
@@ -199,7 +209,73 @@ class SearchService:
             rows.update((r.id, r) for r in q.rank_rows(conn, sorted(extra), filt))
         cands.facts = rows
         cands.filt = filt
+        if params.coverage:
+            cands.coverage = self._coverage(conn, text, filt, sorted(rows))
         return cands
+
+    # -- term features -------------------------------------------------------------------
+    def _tokens(self, conn: Any, text: str, stem: bool) -> list[str]:
+        """``text``'s words as the keyword index sees them: Porter stems (``stem``) or plain words."""
+        tokenizers = getattr(self._local, "tokenizers", None)
+        if tokenizers is None or tokenizers[0] is not conn:
+            tokenizers = (conn, conn.fts5_tokenizer("porter", ["unicode61", "remove_diacritics", "2"]),
+                          conn.fts5_tokenizer("unicode61", ["remove_diacritics", "2"]))
+            self._local.tokenizers = tokenizers
+        tok = tokenizers[1] if stem else tokenizers[2]
+        return list(tok(text.encode("utf-8", "surrogatepass"), 4, None, include_offsets=False,
+                        include_colocated=False))
+
+    def _coverage(self, conn: Any, text: str, filt: FactFilter, ids: list[int]) -> dict[int, float]:
+        """Per candidate, the share of the query's distinct words (stop words aside) that its text or
+        context words hold, stemmed as the index stems them."""
+        wanted = set(self._tokens(conn, " ".join(keyword.terms(text)), stem=True))
+        if not wanted:
+            return {}
+        out = {}
+        for i, body, context in q.match_texts(conn, ids, filt):
+            held = wanted.intersection(self._tokens(conn, f"{body} {context or ''}", stem=True))
+            out[i] = len(held) / len(wanted)
+        return out
+
+    def _second_hop(self, conn: Any, text: str, filt: FactFilter, pre: dict[int, float], cands: Candidates,
+                    rows: dict[int, q.RankRow], qvec: np.ndarray | None, context_weight: float) -> None:
+        """A second keyword pass for questions whose answer lies in a turn that shares words with the
+        first hop's best turns rather than with the question (RM3-style expansion): the query's rare
+        words plus the ``HOP_WORDS`` most distinctive words of the ``HOP_ANCHORS`` best candidates
+        (fewest chunks holding them, and held by at least one other chunk)."""
+        best = [i for i, _ in sorted(pre.items(), key=itemgetter(1), reverse=True)[:HOP_ANCHORS]]
+        if not best:
+            return
+        asked = set(self._tokens(conn, text, stem=True))
+        seen: dict[str, None] = {}
+        for _, body, _ in q.match_texts(conn, best, filt):
+            for word in self._tokens(conn, body, stem=False):
+                if len(word) > 2 and not word.isdigit() and word not in keyword.STOPWORDS:
+                    seen.setdefault(word, None)
+        words = [w for w in seen if not asked.intersection(self._tokens(conn, w, stem=True))]
+        cap = _common_cap(conn)
+        counts = {w: self._doc_count(conn, w, cap) for w in words[:HOP_CANDIDATE_WORDS]}
+        picked = sorted((w for w, n in counts.items() if 2 <= n < cap), key=lambda w: (counts[w], w))[:HOP_WORDS]
+        if not picked:
+            return
+        terms = [t for t in keyword.terms(text) if t not in self._common_terms(conn, keyword.terms(text))]
+        expr = " OR ".join(keyword.quote(t) for t in dict.fromkeys([*terms, *picked]))
+        ranked = q.keyword_rank_rows(conn, expr, filt, KEYWORD_POOL, context_weight)
+        cands.hop = {row.id: -score for row, score in ranked}
+        cands.hop_words = picked
+        new = [row for row, _ in ranked if row.id not in rows]
+        rows.update((row.id, row) for row in new)
+        if qvec is not None and new:
+            cands.vec.update(self._cosines(conn, qvec, [row.id for row in new]))
+
+    def _doc_count(self, conn: Any, word: str, cap: int) -> int:
+        """How many chunks hold ``word`` (up to ``cap``), remembered like the common terms."""
+        memo: dict[str, int] = self._memo(conn)[4]
+        if word not in memo:
+            if len(memo) > COMMON_MEMO_SIZE:
+                memo.clear()
+            memo[word] = q.term_doc_count(conn, keyword.quote(word), cap)
+        return memo[word]
 
     def _cosines(self, conn: Any, qvec: np.ndarray, ids: list[int]) -> dict[int, float]:
         """Cosine of ``qvec`` with each of ``ids`` that has a vector of the index's model: from the
@@ -233,11 +309,7 @@ class SearchService:
         """The query's common terms (see ``_keyword``), remembered per reader connection until the
         vault changes (SQLite's ``data_version`` moves when another connection commits): a term
         costs an index read once per change of the vault, not once per query."""
-        version = int(conn.execute("PRAGMA data_version").fetchone()[0])
-        memo = getattr(self._local, "common", None)
-        if memo is None or memo[0] is not conn or memo[1] != version:
-            memo = (conn, version, _common_cap(conn), {})
-            self._local.common = memo
+        memo = self._memo(conn)
         known: dict[str, bool] = memo[3]
         if len(known) > COMMON_MEMO_SIZE:
             known.clear()
@@ -245,6 +317,16 @@ class SearchService:
             if t not in known:
                 known[t] = q.term_is_common(conn, keyword.quote(t), memo[2])
         return {t for t in terms if known[t]}
+
+    def _memo(self, conn: Any) -> tuple[Any, int, int, dict[str, bool], dict[str, int]]:
+        """This thread's memo for ``conn``: (conn, data version, common cap, term -> common, word ->
+        chunk count), new whenever the vault changed."""
+        version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+        memo = getattr(self._local, "common", None)
+        if memo is None or memo[0] is not conn or memo[1] != version:
+            memo = (conn, version, _common_cap(conn), {}, {})
+            self._local.common = memo
+        return memo  # type: ignore[no-any-return]
 
     def _nearest(self, qvec: np.ndarray, filt: FactFilter, pool: int) -> dict[int, float]:
         """Cosine per id, for candidates that pass the filter; widens until ``pool`` pass."""
@@ -293,8 +375,13 @@ class SearchService:
              explain: bool = True, limit: int | None = None) -> list[SearchResult]:
         """The candidates, best first (the best ``limit`` when given): fused, shared with their
         neighbours, weighted. Full facts are read and the factors built only for what is returned;
-        ``explain`` false leaves the factors out (bench.tune ranks each question many times)."""
+        ``explain`` false leaves the factors out (a caller ranking one question many times)."""
         return self.vault.read(lambda conn: self._top(conn, cands, params, scope, limit, explain, neighbours=False))
+
+    def score_ids(self, cands: Candidates, params: FusionParams, limit: int, scope: str | None = None) -> list[int]:
+        """The best ``limit`` candidate ids under ``params``, without reading anything (what ``rank``
+        orders by; bench.cv ranks every question under many configurations)."""
+        return [t.id for t in self._score(cands, params, scope, limit)[0]]
 
     def _top(self, conn: Any, cands: Candidates, params: FusionParams, scope: str | None, limit: int | None,
              explain: bool, neighbours: bool) -> list[SearchResult]:
@@ -325,21 +412,24 @@ class SearchService:
         norms = _fusion(cands, params, ids)
         fused = norms[0]
         facts, before, after = cands.facts, cands.before, cands.after
-        kw, by_vector = cands.kw, cands.found_by_vector
+        kw, by_vector, hop = cands.kw, cands.found_by_vector, cands.hop
         before_share, after_share = params.before_share, params.after_share
+        coverage, cover = params.coverage, cands.coverage
         scored = []
         for i in ids:
             row = facts[i]
             prev, nxt = before.get(i), after.get(i)
             from_before = before_share * fused.get(prev, 0.0) if prev is not None else 0.0
             from_after = after_share * fused.get(nxt, 0.0) if nxt is not None else 0.0
-            if i not in kw and i not in by_vector and from_before + from_after <= 0:
+            if i not in kw and i not in by_vector and i not in hop and from_before + from_after <= 0:
                 continue  # only a neighbour, and it took nothing from the turn it is next to
             shared = fused[i] + from_before + from_after
             tier_w = TIER_WEIGHTS.get(row.tier, 1.0)
             dup_w = 1.0 if row.is_canonical else DUPLICATE_WEIGHT
             scope_w = SCOPE_WEIGHT if scope and row.scope == scope else 1.0
-            scored.append((shared * tier_w * dup_w * scope_w, i, from_before, from_after, tier_w, dup_w, scope_w))
+            cover_w = 1.0 + coverage * cover.get(i, 0.0)
+            scored.append((shared * tier_w * dup_w * scope_w * cover_w, i, from_before, from_after, tier_w, dup_w,
+                           scope_w, cover_w))
         scored.sort(reverse=True)  # by score, then id, both descending ((score, id) is unique)
         return [_Scored._make(t) for t in scored[:limit]], norms
 
@@ -347,7 +437,7 @@ class SearchService:
     def _results(cands: Candidates, params: FusionParams, scope: str | None, scored: list[_Scored],
                  norms: _Norms, facts: dict[int, Fact], explain: bool) -> list[SearchResult]:
         """``scored`` as results (a fact hidden since the candidates were read is left out)."""
-        fused, kw_norm, vec_norm, w_kw = norms
+        fused, kw_norm, vec_norm, w_kw, hop_norm = norms
         results = []
         for t in scored:
             i = t.id
@@ -362,12 +452,16 @@ class SearchService:
                 "keyword_norm": round(kw_norm[i], 6),
                 "vector_cosine": round(cands.vec[i], 6) if i in cands.vec else None,
                 "vector_norm": round(vec_norm[i], 6),
+                "second_hop_words": cands.hop_words, "second_hop_bm25": round(-cands.hop[i], 6) if i in cands.hop
+                else None, "second_hop_norm": round(hop_norm.get(i, 0.0), 6), "second_hop_weight": params.second_hop,
                 "fusion": params.method, "keyword_weight": round(w_kw, 6), "fused": round(fused[i], 6),
                 "before_id": prev, "from_before": round(t.from_before, 6),
                 "after_id": nxt, "from_after": round(t.from_after, 6), "shared": round(shared, 6),
                 "tier": fact.tier, "tier_weight": t.tier_w,
                 "canonical": fact.is_canonical, "duplicate_weight": t.dup_w,
                 "scope": fact.scope, "query_scope": scope, "scope_weight": t.scope_w,
+                "coverage": round(cands.coverage[i], 6) if i in cands.coverage else None,
+                "coverage_weight": round(t.cover_w, 6),
                 "final": round(t.score, 6),
             } if explain else {}
             results.append(SearchResult(fact, t.score, factors))
@@ -384,15 +478,18 @@ def _place(rows: list[tuple[int, int, int]], before: dict[int, int], after: dict
             before.setdefault(other, anchor)
 
 
-def _fusion(cands: Candidates, params: FusionParams,
-            ids: list[int]) -> tuple[dict[int, float], dict[int, float], dict[int, float], float]:
-    """(fused, keyword norm, vector norm, keyword weight) for ``ids``. Each path's normalised scores
-    depend only on its scores, the method and ``ids``: they are computed once per method and ids
-    (a query fuses twice: to pick the neighbours' anchors, then to rank)."""
+def _fusion(cands: Candidates, params: FusionParams, ids: list[int]) -> _Norms:
+    """(fused, keyword norm, vector norm, keyword weight, second-hop norm) for ``ids``. Each path's
+    normalised scores depend only on its scores, the method and ``ids``: they are computed once per
+    method and ids (a query fuses twice: to pick the neighbours' anchors, then to rank). The second
+    hop adds its weight times its normalised match strength."""
+    hop = params.second_hop
     if not cands.semantic:
         # Keyword path alone: scaled from 0, so the last of two real matches does not score 0.
         kw_norm = normalise(cands.kw, ids, "minmax", floor=0.0)
-        return kw_norm, kw_norm, {i: 0.0 for i in ids}, 1.0
+        hop_norm = normalise(cands.hop, ids, "minmax", floor=0.0) if hop and cands.hop else {}
+        fused = {i: kw_norm[i] + hop * hop_norm[i] for i in ids} if hop_norm else kw_norm
+        return fused, kw_norm, {i: 0.0 for i in ids}, 1.0, hop_norm
     known = cands.norms.get(params.method)
     if known is not None and known[:3] == (ids, len(cands.kw), len(cands.vec)):
         kw_norm, vec_norm = known[3], known[4]
@@ -401,7 +498,11 @@ def _fusion(cands: Candidates, params: FusionParams,
         vec_norm = normalise(cands.vec, ids, params.method, floor=MIN_COSINE)
         cands.norms[params.method] = (ids, len(cands.kw), len(cands.vec), kw_norm, vec_norm)
     w = keyword_weight(params, cands.kw)
-    return {i: w * kw_norm[i] + (1 - w) * vec_norm[i] for i in ids}, kw_norm, vec_norm, w
+    hop_norm = normalise(cands.hop, ids, params.method) if hop and cands.hop else {}
+    if hop_norm:
+        return ({i: w * kw_norm[i] + (1 - w) * vec_norm[i] + hop * hop_norm[i] for i in ids}, kw_norm, vec_norm, w,
+                hop_norm)
+    return {i: w * kw_norm[i] + (1 - w) * vec_norm[i] for i in ids}, kw_norm, vec_norm, w, hop_norm
 
 
 def _query_vector(pending: Future[np.ndarray] | None) -> np.ndarray | None:

@@ -144,6 +144,17 @@ def rank_rows(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> list[
 _RANK_COLUMNS = "c.id, s.tier, c.is_canonical, c.scope"
 
 
+@reader
+def match_texts(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> list[tuple[int, str, str | None]]:
+    """The text and context words of the facts among ``ids`` that ``f`` lets through: what search
+    holds a query's terms against (term coverage, the second hop's words)."""
+    if not ids:
+        return []
+    where, params = f.where()
+    sql = f"SELECT c.id, c.text, c.context {_FROM_IDS} WHERE {where} AND c.id IN carray(?)"
+    return [(int(r[0]), r[1], r[2]) for r in conn.execute(sql, [*params, id_array(ids)])]
+
+
 def _rank_row(r: Sequence[Any]) -> RankRow:
     return RankRow(r[0], r[1], bool(r[2]), r[3])
 
@@ -423,6 +434,12 @@ def term_is_common(conn: apsw.Connection, term_match: str, cap: int) -> bool:
     very common term costs no more than a rare one. Reads only the index, no chunk."""
     sql = "SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)"
     return int(scalar(conn, sql, (term_match, cap + 1))) > cap
+
+
+def term_doc_count(conn: apsw.Connection, term_match: str, cap: int) -> int:
+    """How many chunks contain the term, counted up to ``cap``. Reads only the index, no chunk."""
+    sql = "SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)"
+    return int(scalar(conn, sql, (term_match, cap)))
 
 
 def chunk_count_estimate(conn: apsw.Connection) -> int:

@@ -1,0 +1,278 @@
+"""Cross-validated choice of search's knobs over every set of real conversations we have.
+
+``python -m bench.quality --set locomo --cv`` (or ``--set ours``) runs this: both sets' vaults are
+built through the real write path and embedded with the real model; every question's candidates are
+gathered once per gathering variant (``SearchService.gather``), then ranked under every configuration
+of ``grid()`` without SQL (``SearchService.score_ids``). Conversations are dealt into ``FOLDS``
+folds per set; for each fold the configuration with the best training figure — the mean over the two
+sets of (hit@10 + MRR@10) / 2 on the other folds' questions, so neither set's size decides — ranks the
+held-out fold. The figures printed for a set are those held-out rankings: what the choice procedure
+achieves on conversations it did not see, with the spread over folds. The configuration the product
+ships (``service.FUSION``) is the one chosen on every fold at once, and is printed too, with its own
+(in-sample) figure, so a drift between the two is visible.
+
+Baselines in the same run, over the same memories and questions: ours keyword-only (the same
+ranking with the model off, under the fold's configuration), ours dense-only, plain FTS5 bm25
+``porter``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from bench import quality
+from bench.measure import PrecomputedEmbedder
+from vodou_desktop.search.backfill import backfill
+from vodou_desktop.search.embedder import Embedder
+from vodou_desktop.search.fusion import FusionParams
+from vodou_desktop.search.service import FUSION, Candidates, SearchService
+from vodou_desktop.search.vectors import VectorIndex
+from vodou_desktop.vault import FactFilter
+
+FOLDS = 5
+K = 10
+
+
+def grid() -> list[FusionParams]:
+    """Every ranking configuration tried. Knobs that change how candidates are gathered (the
+    context column's weight, the second hop) are in ``gather_variants``."""
+    out = []
+    for method, w, adaptive, before, after, coverage in itertools.product(
+            ("zscore", "minmax"), (0.4, 0.5, 0.6, 0.7), (0.0, 8.0), (0.25, 0.5), (0.0, 0.15, 0.3),
+            (0.0, 0.5, 1.0)):
+        out.append(FusionParams(method=method, keyword_weight=w, adaptive=adaptive, before_share=before,
+                                after_share=after, coverage=coverage))
+    return out
+
+
+def gather_variants() -> list[FusionParams]:
+    """What gathering depends on: the context column's weight and the second hop's share."""
+    return [FusionParams(context_weight=cw, second_hop=hop) for cw in (0.2, 0.5) for hop in (0.0, 0.3)]
+
+
+@dataclass
+class Question:
+    id: str
+    text: str
+    kind: str
+    group: str
+    filt: FactFilter
+    gold: set[int]
+    set_name: str
+
+
+@dataclass
+class SetRun:
+    """One set's vault, model-backed search, keyword-only search and questions."""
+
+    name: str
+    questions: list[Question]
+    hybrid: SearchService
+    keyword: SearchService
+    baselines: dict[str, list[list[int]]] = field(default_factory=dict)  # system -> ranked ids per question
+    close: Callable[[], None] = lambda: None
+
+
+def build(name: str, data: dict[str, Any], model: Embedder, folder: Path, log: Callable[[str], None],
+          vector_cache: Path | None) -> SetRun:
+    folder.mkdir(parents=True, exist_ok=True)
+    built = quality.build_vault(folder / f"{name}.sqlite", data)
+    cache = quality.CachedVectors(model, vector_cache) if vector_cache else None
+    t0 = time.perf_counter()
+    backfill(built.vault, cache or model)  # type: ignore[arg-type]
+    if cache:
+        cache.save()
+    index = VectorIndex(built.vault)
+    index.load()
+    log(f"{name}: stored {len(built.key_of)} memories, embedded in {time.perf_counter() - t0:.1f} s")
+    ids_of: dict[str, set[int]] = {}
+    for vault_id, key in built.key_of.items():
+        ids_of.setdefault(key, set()).add(vault_id)
+    picked = [x for x in data["questions"] if name != "ours" or x["split"] in ("dev", "test")]
+    questions = [Question(x["id"], x["question"], x["kind"], x.get("group") or str(x["project"]),
+                          FactFilter(project=x["project"]), {i for key in x["gold"] for i in ids_of.get(key, ())},
+                          name) for x in picked]
+    texts = sorted({x.text for x in questions})
+    vectors = dict(zip(texts, model.encode(texts), strict=True))
+    embedded = PrecomputedEmbedder(vectors, model.model_name)
+    hybrid = SearchService(built.vault, embedded, index)  # type: ignore[arg-type]
+    keyword = SearchService(built.vault, Embedder("none"), index)
+    run = SetRun(name, questions, hybrid, keyword)
+    bm25 = quality.Bm25Baseline(built.texts, built.projects)
+    bm25_scores = [bm25.scores(x.text, x.filt.project, quality.BLEND_POOL) for x in questions]  # type: ignore[arg-type]
+    run.baselines["bm25 porter"] = [[i for i, _ in s[:K]] for s in bm25_scores]
+    run.baselines["ours dense-only"] = [
+        [i for i, _ in quality.dense_scores(built.vault, index, vectors[x.text], x.filt.project, K)][:K]  # type: ignore[arg-type]
+        for x in questions]
+
+    def close() -> None:
+        index.close()
+        built.vault.close()
+
+    run.close = close
+    return run
+
+
+def score(ranked: Sequence[int], gold: set[int]) -> tuple[float, float]:
+    for rank, i in enumerate(ranked[:K], start=1):
+        if i in gold:
+            return 1.0, 1.0 / rank
+    return 0.0, 0.0
+
+
+Table = dict[str, list[tuple[float, float]]]  # config key -> (hit, rr) per question
+
+
+Scores = dict[FusionParams, dict[str, list[tuple[float, float]]]]  # config -> set -> (hit, rr) per question
+
+
+class Evaluation:
+    """Every question's candidates gathered once per gathering variant, for both the hybrid and the
+    keyword-only service; ``hybrid`` ranks them under every configuration at once, ``keyword`` only
+    under the configurations asked for (the ones chosen)."""
+
+    def __init__(self, runs: Sequence[SetRun], log: Callable[[str], None]) -> None:
+        self.runs = runs
+        self.gathered: dict[tuple[str, str, float, float], list[Candidates]] = {}
+        for variant in gather_variants():
+            t0 = time.perf_counter()
+            for run in runs:
+                for mode, service in (("hybrid", run.hybrid), ("keyword", run.keyword)):
+                    self.gathered[(run.name, mode, variant.context_weight, variant.second_hop)] = [
+                        service.gather(x.text, x.filt, variant) for x in run.questions]
+            log(f"gathered, context={variant.context_weight} second_hop={variant.second_hop}:"
+                f" {time.perf_counter() - t0:.0f} s")
+        self.keyword_scores: Scores = {}
+
+    def scores(self, p: FusionParams, mode: str) -> dict[str, list[tuple[float, float]]]:
+        out = {}
+        for run in self.runs:
+            service = run.hybrid if mode == "hybrid" else run.keyword
+            gathered = self.gathered[(run.name, mode, p.context_weight, p.second_hop)]
+            out[run.name] = [score(service.score_ids(c, p, K), x.gold) for c, x in zip(gathered, run.questions,
+                                                                                      strict=True)]
+        return out
+
+    def hybrid(self, configs: Sequence[FusionParams], log: Callable[[str], None]) -> Scores:
+        t0 = time.perf_counter()
+        out = {}
+        for variant in gather_variants():
+            for params in configs:
+                p = replace(params, context_weight=variant.context_weight, second_hop=variant.second_hop)
+                out[p] = self.scores(p, "hybrid")
+        log(f"ranked {len(out)} configurations in {time.perf_counter() - t0:.0f} s")
+        return out
+
+    def keyword(self, p: FusionParams) -> dict[str, list[tuple[float, float]]]:
+        if p not in self.keyword_scores:
+            self.keyword_scores[p] = self.scores(p, "keyword")
+        return self.keyword_scores[p]
+
+
+def objective(per_set: dict[str, list[tuple[float, float]]], keep: dict[str, list[bool]]) -> float:
+    """Mean over sets of (hit@10 + MRR@10) / 2 over the kept questions."""
+    values = []
+    for name, rows in per_set.items():
+        picked = [r for r, k in zip(rows, keep[name], strict=True) if k]
+        if picked:
+            values.append(sum(h + rr for h, rr in picked) / (2 * len(picked)))
+    return sum(values) / len(values) if values else 0.0
+
+
+def folds_of(runs: Sequence[SetRun], n: int = FOLDS) -> dict[str, list[int]]:
+    """Per set, each question's fold: conversations (groups) dealt in turn, sorted by name."""
+    out = {}
+    for run in runs:
+        groups = sorted({x.group for x in run.questions})
+        fold_of = {g: i % n for i, g in enumerate(groups)}
+        out[run.name] = [fold_of[x.group] for x in run.questions]
+    return out
+
+
+def cross_validate(runs: Sequence[SetRun], hybrid: Scores, evaluation: Evaluation, n: int = FOLDS) -> dict[str, Any]:
+    folds = folds_of(runs, n)
+    held: dict[str, dict[str, list[tuple[float, float]]]] = {
+        s: {run.name: [(0.0, 0.0)] * len(run.questions) for run in runs} for s in ("ours hybrid", "ours keyword-only")}
+    chosen = []
+    per_fold: dict[str, list[float]] = {run.name: [] for run in runs}
+    for f in range(n):
+        train = {name: [x != f for x in fs] for name, fs in folds.items()}
+        best = max(hybrid, key=lambda p: (objective(hybrid[p], train), -_order(p)))
+        chosen.append(best)
+        for run in runs:
+            for i, fold in enumerate(folds[run.name]):
+                if fold == f:
+                    held["ours hybrid"][run.name][i] = hybrid[best][run.name][i]
+                    held["ours keyword-only"][run.name][i] = evaluation.keyword(best)[run.name][i]
+            rows = [hybrid[best][run.name][i] for i, fold in enumerate(folds[run.name]) if fold == f]
+            if rows:
+                per_fold[run.name].append(sum(h for h, _ in rows) / len(rows))
+    everything = {run.name: [True] * len(run.questions) for run in runs}
+    final = max(hybrid, key=lambda p: (objective(hybrid[p], everything), -_order(p)))
+    return {"held": held, "chosen": chosen, "final": final, "per_fold": per_fold,
+            "final_in_sample": {run.name: hybrid[final][run.name] for run in runs}}
+
+
+def _order(p: FusionParams) -> float:
+    """Ties go to the simpler configuration (fewer factors switched on)."""
+    return sum(1 for v in (p.adaptive, p.after_share, p.coverage, p.second_hop) if v)
+
+
+def describe(p: FusionParams) -> str:
+    return (f"{p.method} keyword_weight={p.keyword_weight} adaptive={p.adaptive} before={p.before_share} "
+            f"after={p.after_share} coverage={p.coverage} context={p.context_weight} second_hop={p.second_hop}")
+
+
+def mean(rows: Sequence[tuple[float, float]], which: int) -> float:
+    return sum(r[which] for r in rows) / len(rows) if rows else float("nan")
+
+
+def report(runs: Sequence[SetRun], cv: dict[str, Any], show: str, kinds: Sequence[str]) -> tuple[str, bool]:
+    """The held-out tables for set ``show``, its targets as PASS/FAIL lines, and whether all passed."""
+    run = next(r for r in runs if r.name == show)
+    systems: dict[str, list[tuple[float, float]]] = {
+        "ours hybrid (cv)": cv["held"]["ours hybrid"][show],
+        "ours keyword-only (cv)": cv["held"]["ours keyword-only"][show],
+        **{name: [score(r, x.gold) for r, x in zip(ranked, run.questions, strict=True)]
+           for name, ranked in run.baselines.items()},
+        "ours hybrid, as shipped (in sample)": cv["final_in_sample"][show],
+    }
+    out = [f"# bench.quality --set {show} --cv: {len(run.questions)} questions, {FOLDS} folds of conversations,"
+           " knobs chosen on both sets' training folds"]
+    for group in ("all", *kinds):
+        idx = [i for i, x in enumerate(run.questions) if group in ("all", x.kind)]
+        if not idx:
+            continue
+        out += ["", f"== {group} (n={len(idx)})", f"{'system':<38}{'hit@10':>9}{'MRR@10':>9}"]
+        for name, rows in systems.items():
+            picked = [rows[i] for i in idx]
+            out.append(f"{name:<38}{mean(picked, 0):>9.3f}{mean(picked, 1):>9.3f}")
+    spread = cv["per_fold"][show]
+    out += ["", "hybrid hit@10 per held-out fold: " + ", ".join(f"{v:.3f}" for v in spread)
+            + (f" (mean {statistics.mean(spread):.3f}, sd {statistics.pstdev(spread):.3f})" if spread else "")]
+    out += ["chosen per fold: " + "; ".join(f"[{i}] {describe(p)}" for i, p in enumerate(cv["chosen"])),
+            f"shipped (chosen on all folds): {describe(cv['final'])}"
+            + ("" if cv["final"] == FUSION else f"  -- differs from service.FUSION ({describe(FUSION)})")]
+    hyb, kw, bm = (systems["ours hybrid (cv)"], systems["ours keyword-only (cv)"], systems["bm25 porter"])
+    lines = []
+    for metric, which in (("hit@10", 0), ("MRR@10", 1)):
+        h, k, b = mean(hyb, which), mean(kw, which), mean(bm, which)
+        lines.append((f"hybrid {metric} {h:.3f} >= 1.2x bm25 porter {b:.3f} (ratio {h / b if b else math.inf:.3f})",
+                      h >= 1.2 * b))
+        if which == 0:
+            lines.append((f"hybrid hit@10 {h:.3f} >= keyword-only {k:.3f} + .03", h >= k + 0.03 - 1e-12))
+    h10, mrr = mean(hyb, 0), mean(hyb, 1)
+    if show == "locomo":
+        lines += [(f"hybrid hit@10 {h10:.3f} >= .83", h10 >= 0.83), (f"hybrid MRR@10 {mrr:.3f} >= .55", mrr >= 0.55)]
+    else:
+        lines.append((f"hybrid hit@10 {h10:.3f} >= .78", h10 >= 0.78))
+    out.append("")
+    out += [f"{'PASS' if ok else 'FAIL'}  {line}" for line, ok in lines]
+    return "\n".join(out), all(ok for _, ok in lines)

@@ -1,0 +1,127 @@
+"""Issue 22's ranking factors, each shown to change a ranking it should change: term coverage (how
+many of the question's words a memory holds), the second hop (a question whose answer shares words
+with the first hop's best turn, not with the question), dates in words, and --explain naming every
+factor. The wall, soft delete and document exclusion on the new reader are enumerated by
+tests/unit/governance/test_policy_invariant.py (``match_texts`` is a registered reader)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.support import run_cli
+from vodou_desktop.ingest.remember import Origin, remember, save_document
+from vodou_desktop.search.embedder import Embedder
+from vodou_desktop.search.fusion import FusionParams
+from vodou_desktop.search.service import FUSION, SearchService
+from vodou_desktop.search.vectors import VectorIndex
+from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault
+from vodou_desktop.words import score_details
+
+ORIGIN = Origin(kind="turn", tool="harness")
+
+
+def _keyword(vault: Vault, **params: float) -> SearchService:
+    return SearchService(vault, Embedder("none"), VectorIndex(vault), FusionParams(**params))  # type: ignore[arg-type]
+
+
+def _ids(service: SearchService, text: str, project: str | None = "talk") -> list[int]:
+    return [r.fact.id for r in service.search(text, FactFilter(project=project))]
+
+
+def test_coverage_puts_the_memory_holding_every_word_of_the_question_first(vault: Vault) -> None:
+    # "lighthouse" is rare and said twice in a short turn; the answer holds it once, with the common
+    # "keeper" and "retired": by bm25 alone the repetition wins.
+    echo = remember(vault, "A: the lighthouse, the lighthouse!", ORIGIN, project="talk", valid_at="2023-01-02")
+    answer = remember(vault, "B: the keeper of the lighthouse retired", ORIGIN, project="talk", valid_at="2023-03-04")
+    for i in range(6):
+        remember(vault, f"C: the keeper number {i} retired", ORIGIN, project="other", valid_at="2023-05-06")
+    question = "where did the lighthouse keeper go after he retired"
+    plain = _ids(_keyword(vault, before_share=0.0), question)
+    assert plain[0] == echo, "the set-up no longer shows the failure coverage mends"
+    covered = _keyword(vault, before_share=0.0, coverage=1.0).search(question, FactFilter(project="talk"))
+    assert covered[0].fact.id == answer
+    assert covered[0].factors["coverage"] == pytest.approx(1.0)
+    assert covered[1].factors["coverage"] == pytest.approx(1 / 3)
+    assert covered[0].factors["coverage_weight"] == pytest.approx(2.0)
+    assert ("Share of your words it holds", "100% (×2.00)") in score_details(covered[0].factors)
+
+
+def _two_hop_conversation(vault: Vault) -> tuple[int, int]:
+    """The first hop names Rodrigo; the answer, on another day, names him and none of the question's
+    words."""
+    first = remember(vault, "Bea: my neighbour Rodrigo moved to Lisbon in March", ORIGIN, project="talk",
+                     valid_at="2023-03-01")
+    remember(vault, "Ana: how exciting, Lisbon is lovely in spring", ORIGIN, project="talk", valid_at="2023-03-01")
+    for i, text in enumerate(["Bea: the garden needs weeding again", "Ana: I baked a lemon cake",
+                              "Bea: the bus was late twice this week", "Ana: my sister got a new puppy"]):
+        remember(vault, text, ORIGIN, project="talk", valid_at=f"2023-04-0{i + 1}")
+    second = remember(vault, "Bea: Rodrigo has a cello lesson every Thursday evening", ORIGIN, project="talk",
+                      valid_at="2023-06-09")
+    return first, second
+
+
+QUESTION = "which instrument does the friend who moved to Lisbon study"
+
+
+def test_the_second_hop_finds_an_answer_that_shares_no_word_with_the_question(vault: Vault) -> None:
+    first, second = _two_hop_conversation(vault)
+    one_hop = _ids(_keyword(vault), QUESTION)
+    assert first in one_hop and second not in one_hop
+    results = _keyword(vault, second_hop=0.3).search(QUESTION, FactFilter(project="talk"))
+    ids = [r.fact.id for r in results]
+    assert second in ids and ids.index(first) < ids.index(second)
+    hop = next(r for r in results if r.fact.id == second).factors
+    assert "rodrigo" in hop["second_hop_words"] and hop["second_hop_norm"] > 0 and hop["keyword_bm25"] is None
+    shown = dict(score_details(hop))
+    assert any(name.startswith("Second pass, with") and "'rodrigo'" in name for name in shown)
+
+
+def test_the_second_hop_keeps_the_wall_soft_delete_and_documents(vault: Vault) -> None:
+    first, second = _two_hop_conversation(vault)
+    # the same expansion word in another project, in a forgotten memory and in a document
+    walled = remember(vault, "Bea: Rodrigo's cello is in the attic", ORIGIN, project="secret", valid_at="2023-06-10")
+    gone = remember(vault, "Bea: Rodrigo's cello bow snapped", ORIGIN, project="talk", valid_at="2023-06-11")
+    vault.write(lambda c, ch: c.execute("UPDATE chunks SET invalid_at = '2023-06-12T00:00:00+00:00' WHERE id = ?",
+                                        (gone,)))
+    save_document(vault, "Rodrigo Rodrigo cello notes", Origin(kind="library", url="https://d.example/r", title="R"),
+                  project="talk")
+    service = _keyword(vault, second_hop=0.3, coverage=1.0)
+    results = service.search(QUESTION, FactFilter(project="talk"))
+    ids = {r.fact.id for r in results}
+    assert second in ids and walled not in ids and gone not in ids
+    assert all(r.fact.project in ("talk", None) and r.fact.document_id is None for r in results)
+    everyone = {r.fact.id for r in service.search(QUESTION, FactFilter(project=ALL_PROJECTS))}
+    assert gone not in everyone
+
+
+def test_coverage_counts_the_date_words_of_a_dated_memory(vault: Vault) -> None:
+    may = remember(vault, "A: we painted the fence", ORIGIN, project="talk", valid_at="2023-05-07")
+    remember(vault, "A: we painted the fence blue and the gate green", ORIGIN, project="talk", valid_at="2023-08-01")
+    results = _keyword(vault, coverage=1.0).search("what did we paint in May 2023", FactFilter(project="talk"))
+    assert results[0].fact.id == may
+    assert results[0].factors["coverage"] == pytest.approx(1.0)
+
+
+FACTORS = ("path", "keyword_bm25", "keyword_norm", "vector_cosine", "vector_norm", "fusion", "keyword_weight",
+           "fused", "before_id", "from_before", "after_id", "from_after", "shared", "second_hop_words",
+           "second_hop_bm25", "second_hop_norm", "second_hop_weight", "tier", "tier_weight", "canonical",
+           "duplicate_weight", "scope", "query_scope", "scope_weight", "coverage", "coverage_weight", "final")
+
+
+@pytest.mark.model
+def test_explain_names_every_factor_and_they_make_the_score(vault: Vault, cli_model: object) -> None:
+    _two_hop_conversation(vault)
+    out = run_cli("--vault", str(vault.path), "mem", "search", QUESTION, "--project", "talk", "--explain", "--json")
+    assert out.code == 0, out.err
+    rows = json.loads(out.out)
+    assert rows
+    for row in rows:
+        e = row["explain"]
+        assert set(e) == set(FACTORS)
+        assert e["second_hop_weight"] == FUSION.second_hop
+        assert e["shared"] == pytest.approx(e["fused"] + e["from_before"] + e["from_after"], abs=1e-5)
+        assert e["final"] == pytest.approx(e["shared"] * e["tier_weight"] * e["duplicate_weight"] * e["scope_weight"]
+                                           * e["coverage_weight"], abs=1e-5)
+        assert e["coverage_weight"] == pytest.approx(1 + FUSION.coverage * (e["coverage"] or 0.0), abs=1e-5)
