@@ -40,21 +40,21 @@ FOLDS = 5
 K = 10
 
 
+GRID = {"method": ("zscore", "minmax"), "keyword_weight": (0.4, 0.5, 0.6), "adaptive": (0.0, 8.0),
+        "before_share": (0.5,), "after_share": (0.0, 0.15), "coverage": (0.0, 0.5, 1.0),
+        "second_hop": (0.0, 0.3, 0.5)}
+
+
 def grid() -> list[FusionParams]:
-    """Every ranking configuration tried. Knobs that change how candidates are gathered (the
-    context column's weight, the second hop) are in ``gather_variants``."""
-    out = []
-    for method, w, adaptive, before, after, coverage in itertools.product(
-            ("zscore", "minmax"), (0.4, 0.5, 0.6, 0.7), (0.0, 8.0), (0.25, 0.5), (0.0, 0.15, 0.3),
-            (0.0, 0.5, 1.0)):
-        out.append(FusionParams(method=method, keyword_weight=w, adaptive=adaptive, before_share=before,
-                                after_share=after, coverage=coverage))
-    return out
+    """Every ranking configuration tried (``GRID``'s product). The context column's weight changes
+    how candidates are gathered, so it is in ``gather_variants``."""
+    return [FusionParams(**dict(zip(GRID, values, strict=True))) for values in itertools.product(*GRID.values())]
 
 
 def gather_variants() -> list[FusionParams]:
-    """What gathering depends on: the context column's weight and the second hop's share."""
-    return [FusionParams(context_weight=cw, second_hop=hop) for cw in (0.2, 0.5) for hop in (0.0, 0.3)]
+    """What gathering depends on: the context column's weight. Coverage and the second hop are
+    gathered for every candidate (weight 1 here), so that ranking can weigh them anywhere from 0."""
+    return [FusionParams(context_weight=cw, coverage=1.0, second_hop=1.0) for cw in (0.2, 0.5)]
 
 
 @dataclass
@@ -140,22 +140,21 @@ class Evaluation:
 
     def __init__(self, runs: Sequence[SetRun], log: Callable[[str], None]) -> None:
         self.runs = runs
-        self.gathered: dict[tuple[str, str, float, float], list[Candidates]] = {}
+        self.gathered: dict[tuple[str, str, float], list[Candidates]] = {}
         for variant in gather_variants():
             t0 = time.perf_counter()
             for run in runs:
                 for mode, service in (("hybrid", run.hybrid), ("keyword", run.keyword)):
-                    self.gathered[(run.name, mode, variant.context_weight, variant.second_hop)] = [
+                    self.gathered[(run.name, mode, variant.context_weight)] = [
                         service.gather(x.text, x.filt, variant) for x in run.questions]
-            log(f"gathered, context={variant.context_weight} second_hop={variant.second_hop}:"
-                f" {time.perf_counter() - t0:.0f} s")
+            log(f"gathered, context={variant.context_weight}: {time.perf_counter() - t0:.0f} s")
         self.keyword_scores: Scores = {}
 
     def scores(self, p: FusionParams, mode: str) -> dict[str, list[tuple[float, float]]]:
         out = {}
         for run in self.runs:
             service = run.hybrid if mode == "hybrid" else run.keyword
-            gathered = self.gathered[(run.name, mode, p.context_weight, p.second_hop)]
+            gathered = self.gathered[(run.name, mode, p.context_weight)]
             out[run.name] = [score(service.score_ids(c, p, K), x.gold) for c, x in zip(gathered, run.questions,
                                                                                       strict=True)]
         return out
@@ -165,7 +164,7 @@ class Evaluation:
         out = {}
         for variant in gather_variants():
             for params in configs:
-                p = replace(params, context_weight=variant.context_weight, second_hop=variant.second_hop)
+                p = replace(params, context_weight=variant.context_weight)
                 out[p] = self.scores(p, "hybrid")
         log(f"ranked {len(out)} configurations in {time.perf_counter() - t0:.0f} s")
         return out

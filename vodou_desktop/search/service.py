@@ -412,7 +412,8 @@ class SearchService:
         norms = _fusion(cands, params, ids)
         fused = norms[0]
         facts, before, after = cands.facts, cands.before, cands.after
-        kw, by_vector, hop = cands.kw, cands.found_by_vector, cands.hop
+        kw, by_vector = cands.kw, cands.found_by_vector
+        hop = cands.hop if params.second_hop else {}
         before_share, after_share = params.before_share, params.after_share
         coverage, cover = params.coverage, cands.coverage
         scored = []
