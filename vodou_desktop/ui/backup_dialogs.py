@@ -13,6 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
+from vodou_desktop.data import copies
 from vodou_desktop.data.backup import (
     BackupReport,
     VaultCounts,
@@ -30,8 +31,8 @@ from vodou_desktop.ui.prompts import ask_to_confirm
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.vault_swap import VaultSwap
 from vodou_desktop.vault import cipher
+from vodou_desktop.vault.atomic import open_new
 from vodou_desktop.vault.cipher import key_for
-from vodou_desktop.vault.connection import create_private_file
 
 FILE_ACTIONS = {"backup": "Back up…", "restore": "Restore…", "export": "Export…"}
 
@@ -63,7 +64,12 @@ class BackupFlow(QObject):
     def _backup_to(self, chosen: str) -> None:
         vault = self._vault_path
         self._services.messages.info(f"Backing up the vault to {chosen}…")
-        self._services.ops.run(lambda: backup_vault(vault, Path(chosen)), self._backed_up, owner=self)
+        def work() -> BackupReport:
+            report = backup_vault(vault, Path(chosen))
+            copies.record(report.path, "backup")  # so that encrypt and erase can name it if it is elsewhere
+            return report
+
+        self._services.ops.run(work, self._backed_up, owner=self)
 
     def _backed_up(self, report: BackupReport) -> None:
         lock = " (encrypted)" if report.encrypted else ""
@@ -81,10 +87,11 @@ class BackupFlow(QObject):
         vault, path = self._services.runtime.vault, Path(chosen)
 
         def work() -> dict[str, int]:
-            path.unlink(missing_ok=True)  # the file dialog asked before overwriting
-            create_private_file(path)  # 0600: an export holds everything the vault does
-            with path.open("w", encoding="utf-8") as out:
-                return write_jsonl(vault, ExportScope(), out)
+            # The file dialog asked before overwriting; 0600, and whole or not at all.
+            with open_new(path, replace=True) as out:
+                counts = write_jsonl(vault, ExportScope(), out)
+            copies.record(path, "export")
+            return counts
 
         self._services.ops.run(work, lambda counts: self._services.messages.info(
             f"Exported {counts.get('memory', 0)} memories and {counts.get('document', 0)} library documents "
