@@ -237,3 +237,31 @@ def test_a_failed_change_leaves_the_vault_as_it_was_in_wal_mode(vault_path: Path
     assert cipher.is_encrypted(vault_path) == (way == "decrypt")
     left = {p.name for p in vault_path.parent.glob(f"{vault_path.name}*")}  # no copy, no rollback journal
     assert left - {f"{vault_path.name}-wal", f"{vault_path.name}-shm"} == {vault_path.name}
+
+
+def test_encrypt_names_the_copies_it_cannot_reach(vault_path: Path, tmp_path: Path) -> None:
+    with Vault.open(vault_path) as vault:
+        remember(vault, "a note kept in two places", Origin(kind="cli"))
+    own = tmp_path / "mine"
+    own.mkdir()
+    assert run_cli("--vault", str(vault_path), "backup", str(own / "copy.sqlite")).code == 0
+    assert run_cli("--vault", str(vault_path), "export", str(own / "all.jsonl")).code == 0
+    assert run_cli("--vault", str(vault_path), "backup").code == 0  # in the backups folder: reached
+    result = run_cli("--vault", str(vault_path), "encrypt")
+    assert result.code == 0, result.err
+    line = next(x for x in result.out.splitlines() if "outside its backups folder" in x)
+    assert line.startswith("2 copies") and str(own / "copy.sqlite") in line and str(own / "all.jsonl") in line
+    assert "not encrypted" in line and "never encrypted" in line
+    assert total_hits(own / "copy.sqlite", "a note kept in two places") > 0  # untouched, as it says
+
+
+def test_a_plain_copy_left_by_a_killed_decrypt_is_removed_at_the_next_start(vault_path: Path) -> None:
+    with Vault.open(vault_path) as vault:
+        remember(vault, "the lynxcanary sleeps", Origin(kind="cli"))
+    assert run_cli("--vault", str(vault_path), "encrypt").code == 0
+    left = vault_path.with_name(vault_path.name + ".decrypting")  # what decrypt killed midway left
+    left.write_bytes(b"SQLite format 3\x00 the lynxcanary sleeps")
+    result = run_cli("--vault", str(vault_path), "mem", "list")
+    assert result.code == 0 and "lynxcanary" in result.out
+    assert not left.exists() and cipher.is_encrypted(vault_path)
+    assert _raw_hits(vault_path.parent, "lynxcanary") == {}
