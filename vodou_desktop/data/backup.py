@@ -48,7 +48,7 @@ from vodou_desktop.vault.atomic import (
     temporary_for,
     write_text,
 )
-from vodou_desktop.vault.cipher import apply_key, key_for, rekey
+from vodou_desktop.vault.cipher import apply_key, is_encrypted, key_for, rekey
 from vodou_desktop.vault.connection import create_private_file, open_connection, scalar, translate_errors
 from vodou_desktop.vault.migrations import applied_migrations
 from vodou_desktop.vault.schema import MIGRATIONS
@@ -323,11 +323,27 @@ class RestoreReport:
     vault: Path
     previous: Path | None
     counts: VaultCounts
+    encrypted: bool = False  # the vault, after the restore
+    was_encrypted: bool = False  # the vault, before it
 
     def as_json(self) -> dict[str, object]:
         return {"restored_from": str(self.restored_from), "vault": str(self.vault),
                 "previous": str(self.previous) if self.previous else None, "memories": self.counts.memories,
-                "documents": self.counts.documents}
+                "documents": self.counts.documents, "encrypted": self.encrypted}
+
+    def encryption_sentence(self) -> str:
+        """What became of encryption at rest, when the restore changed it or kept it against the backup."""
+        if self.was_encrypted and not self.encrypted:
+            return ("The vault is NOT encrypted any more: the backup was a plain file. Run `vodou encrypt` to "
+                    "encrypt it again.")
+        if self.encrypted and not self.was_encrypted and self.previous is not None:
+            return "The vault is encrypted now, as the backup was (the same key opens it)."
+        return ""
+
+
+def plain_over_encrypted(backup: Path, vault: Path) -> bool:
+    """Restoring ``backup`` would put a plain file where an encrypted vault is: ask first."""
+    return vault.exists() and is_encrypted(vault) and not is_encrypted(backup)
 
 
 def restore_vault(backup: Path, vault: Path, *, encrypt_with: str | None = None) -> RestoreReport:
@@ -338,6 +354,7 @@ def restore_vault(backup: Path, vault: Path, *, encrypt_with: str | None = None)
         raise VaultUnavailable(f"The vault's folder does not exist: {vault.parent}")
     checked = verify_backup(backup)
     finish_interrupted(vault)
+    was_encrypted = vault.exists() and is_encrypted(vault)
     incoming = vault.with_name(vault.name + RESTORING)
     with Journal.hold(vault) as journal:
         remove_with_side_files(incoming)
@@ -378,7 +395,8 @@ def restore_vault(backup: Path, vault: Path, *, encrypt_with: str | None = None)
             if vault.exists():  # the vault is as it was
                 remove_with_side_files(incoming)
             raise
-    return RestoreReport(backup, vault, previous, checked.counts)
+    return RestoreReport(backup, vault, previous, checked.counts, encrypted=is_encrypted(vault),
+                         was_encrypted=was_encrypted)
 
 
 def _encrypt_copy(path: Path, key: str) -> None:

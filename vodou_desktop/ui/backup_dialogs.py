@@ -1,14 +1,18 @@
 """File ▸ Back up…, Restore… and Export…: pick a file, do the work off the GUI thread, say what happened.
 
-A backup runs while the app keeps working (SQLite's online backup). Restore… checks the chosen
-copy, asks, and then swaps it in at once while the app has let go of the vault (``VaultSwap``);
-the current vault is kept beside it. When another program holds the vault, nothing changes and
+A backup runs while the app keeps working (SQLite's online backup). Restore… verifies the chosen
+copy (manifest, integrity, full-text index), asks, and then swaps it in at once while the app has
+let go of the vault (``VaultSwap``); the current vault is kept beside it. A plain backup chosen
+while the vault is encrypted is asked about first: keep the vault encrypted (the default) or
+restore it as a plain file. When another program holds the vault, nothing changes and
 the message says so.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
@@ -18,9 +22,10 @@ from vodou_desktop.data.backup import (
     BackupReport,
     VaultCounts,
     backup_vault,
-    check_copy,
     default_backup_name,
+    plain_over_encrypted,
     timestamp,
+    verify_backup,
 )
 from vodou_desktop.data.backup import restore_vault as _restore_vault
 from vodou_desktop.data.export import ExportScope, write_jsonl
@@ -107,20 +112,27 @@ class BackupFlow(QObject):
 
     def _check(self, chosen: str) -> None:
         path = Path(chosen)
-        self._services.ops.run(lambda: check_copy(path, key_for(path)), lambda counts: self._ask(path, counts),
+        self._services.ops.run(lambda: verify_backup(path).counts, lambda counts: self._ask(path, counts),
                                owner=self)
 
     def _ask(self, path: Path, counts: VaultCounts) -> None:
-        self.confirm_box = ask_to_confirm(
-            self._widget, "Restore the vault",
-            f"{path.name} passed its integrity check and holds {counts.sentence()}.\n\nIt will take the place of "
-            "the current vault now, which is kept beside it (…before-restore-…). Vodou pauses while it does. "
-            "Any other program using the vault (vodou serve, an MCP client) must be closed first.",
-            "Restore now", lambda: self.restore_now(path))
+        text = (f"{path.name} passed its checks (manifest, integrity, full-text index) and holds "
+                f"{counts.sentence()}.\n\nIt will take the place of the current vault now, which is kept beside "
+                "it (…before-restore-…). Vodou pauses while it does. Any other program using the vault (vodou "
+                "serve, an MCP client) must be closed first.")
+        if not plain_over_encrypted(path, self._vault_path):
+            self.confirm_box = ask_to_confirm(self._widget, "Restore the vault", text, "Restore now",
+                                              lambda: self.restore_now(path))
+            return
+        self.confirm_box = ask_encryption(
+            self._widget, text + "\n\nThis backup is NOT encrypted, and your vault is. Keep the restored vault "
+            "encrypted with its key (recommended), or restore it as a plain file anyone with the file can read?",
+            lambda keep: self.restore_now(path, keep_encryption=keep))
 
-    def restore_now(self, backup: Path) -> bool:
+    def restore_now(self, backup: Path, *, keep_encryption: bool = True) -> bool:
         vault = self._vault_path
-        return self._swap.run("Restoring the vault", lambda _progress: restore_sentence(backup, vault),
+        return self._swap.run("Restoring the vault",
+                              lambda _progress: restore_sentence(backup, vault, keep_encryption=keep_encryption),
                               self._widget)
 
     def _open(self, dialog: QFileDialog) -> None:
@@ -129,12 +141,34 @@ class BackupFlow(QObject):
         dialog.open()
 
 
-def restore_sentence(backup: Path, vault: Path) -> str:
+def ask_encryption(parent: QWidget | None, text: str, on_choice: Callable[[bool], None]) -> QMessageBox:
+    """Restore keeping encryption (the default button), restore as a plain file, or cancel."""
+    box = QMessageBox(QMessageBox.Icon.Warning, "Restore the vault", text,
+                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No
+                      | QMessageBox.StandardButton.Cancel, parent)
+    box.button(QMessageBox.StandardButton.Yes).setText("Restore, keep it encrypted")
+    box.button(QMessageBox.StandardButton.No).setText("Restore as a plain file")
+    box.setDefaultButton(QMessageBox.StandardButton.Yes)
+
+    def clicked(button: Any) -> None:
+        choice = box.standardButton(button)
+        if choice in (QMessageBox.StandardButton.Yes, QMessageBox.StandardButton.No):
+            on_choice(choice == QMessageBox.StandardButton.Yes)
+
+    box.buttonClicked.connect(clicked)
+    box.open()
+    return box
+
+
+def restore_sentence(backup: Path, vault: Path, *, keep_encryption: bool = True) -> str:
     """While the app has let go of the vault: the restore, and one sentence on how it went."""
+    key = key_for(vault) if keep_encryption and plain_over_encrypted(backup, vault) else None
     cipher.forget_keys()  # the copy may be under another key than the vault it replaces
     try:
-        report = _restore_vault(backup, vault)
+        report = _restore_vault(backup, vault, encrypt_with=key)
     except KnownError as exc:
         raise KnownError(f"The vault was not restored: {exc}") from exc
     kept = f" The previous vault was kept as {report.previous}." if report.previous else ""
-    return f"Restored {vault} from {backup}: {report.counts.sentence()}.{kept}"
+    lock = " It was encrypted with the vault's key, as the vault was." if key else ""
+    more = f" {report.encryption_sentence()}" if report.encryption_sentence() else ""
+    return f"Restored {vault} from {backup}: {report.counts.sentence()}.{lock}{kept}{more}"

@@ -123,3 +123,16 @@ def test_verify_refuses_a_manifest_that_lies_about_the_count(vault_path: Path, t
         verify_backup(copy)
     with pytest.raises(VaultUnavailable, match="its manifest says 7"):
         restore_vault(copy, vault_path)
+
+
+def test_a_plain_backup_over_an_encrypted_vault_keeps_encryption_unless_told(vault_path: Path,
+                                                                              tmp_path: Path) -> None:
+    copy = _backup(vault_path, tmp_path / "plain.sqlite")
+    assert run_cli("--vault", str(vault_path), "encrypt").code == 0
+    result = run_cli("--vault", str(vault_path), "restore", str(copy))  # not a terminal: the default
+    assert result.code == 0, result.err
+    assert "encrypted with the vault's key" in result.out
+    assert cipher.is_encrypted(vault_path) and TEXT in run_cli("--vault", str(vault_path), "mem", "list").out
+    result = run_cli("--vault", str(vault_path), "restore", "--plain", str(copy))
+    assert result.code == 0, result.err
+    assert "NOT encrypted" in result.out and not cipher.is_encrypted(vault_path)
