@@ -136,3 +136,18 @@ def test_a_plain_backup_over_an_encrypted_vault_keeps_encryption_unless_told(vau
     result = run_cli("--vault", str(vault_path), "restore", "--plain", str(copy))
     assert result.code == 0, result.err
     assert "NOT encrypted" in result.out and not cipher.is_encrypted(vault_path)
+
+
+def test_doctor_says_whether_the_latest_backup_verifies(vault_path: Path) -> None:
+    from vodou_desktop.ingest.doctor import check_latest_backup
+
+    with Vault.open(vault_path) as vault:
+        remember(vault, TEXT, Origin(kind="cli"))
+        assert check_latest_backup(vault).passed  # none yet: nothing to verify, said so
+        assert run_cli("--vault", str(vault_path), "backup").code == 0
+        check = check_latest_backup(vault)
+        assert check.passed and "matches its manifest" in check.detail
+        latest = Path(check.detail.split(" matches")[0])
+        _flipped(latest, latest, latest.stat().st_size // 2)
+        check = check_latest_backup(vault)
+    assert not check.passed and "does not match its manifest" in check.detail and check.detail.count("\n") == 0
