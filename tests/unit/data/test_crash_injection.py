@@ -6,7 +6,8 @@ restore gives the old vault or the backup, never a mix and never nothing); the c
 succeeds; then no 0-byte and no half-written (``.partial``) file is left, and after ``encrypt`` no
 file holds a memory's text in the clear. The killed command runs in a subprocess that registers
 only its own subcommand (what ``vodou`` runs after parsing, without importing every other command),
-so each run is quick; the checks run in this process.
+so each run is quick; the checks run in this process. Each call is hit in turn (K = 1, 2, …) until
+the command runs to its end without reaching a K-th call.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ pytestmark = pytest.mark.skipif(shutil.which("strace") is None, reason="strace i
 
 CANARY = "zebracanary"
 STEPS = ("rename", "sendfile")  # every rename, and every file copy (shutil.copyfile uses sendfile on Linux)
+MAX_STEPS = 30  # a bound on the loop: more calls than this is itself a failure
 DRIVER = textwrap.dedent("""
     import argparse, importlib, sys
     from vodou_desktop.errors import KnownError
@@ -67,18 +69,6 @@ def _run(home: Path, vault: Path, module: str, args: list[str], syscall: str | N
         cmd = ["strace", "-f", "-qq", "-o", os.devnull, "-e", f"trace={syscall}",
                "-e", f"inject={syscall}:signal=KILL:when={when}", *cmd]
     return subprocess.run(cmd, env=_env(home), capture_output=True, text=True, timeout=120)
-
-
-def _count(home: Path, vault: Path, module: str, args: list[str]) -> dict[str, int]:
-    """How many times the command, run whole, calls each of ``STEPS``."""
-    log = home / "steps.log"
-    done = subprocess.run(["strace", "-f", "-qq", "-o", str(log), "-e", f"trace={','.join(STEPS)}",
-                           sys.executable, "-c", DRIVER, module, "--vault", str(vault), module, *args],
-                          env=_env(home), capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    lines = log.read_text().splitlines()
-    log.unlink()
-    return {syscall: sum(1 for line in lines if f"{syscall}(" in line) for syscall in STEPS}
 
 
 def _texts(vault: Path) -> set[str]:
@@ -164,35 +154,41 @@ COMMANDS: dict[str, tuple[Callable[[Path], Scene], Callable[[Scene], list[str]],
 def test_killed_at_every_rename_and_copy(command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     make, arguments, rerun_codes = COMMANDS[command]
     monkeypatch.setenv("VODOU_EMBEDDER", "none")
-    probe = make(tmp_path / "probe")
-    counts = _count(probe.home, probe.vault, command, arguments(probe))
-    points = [(syscall, k) for syscall in STEPS for k in range(1, counts[syscall] + 1)]
-    assert points, f"vodou {command} renamed and copied nothing"
-    for n, (syscall, k) in enumerate(points):
-        scene = make(tmp_path / f"{syscall}-{k}")
-        key = VaultKeyStore().get()
-        killed = _run(scene.home, scene.vault, command, arguments(scene), syscall, k)
-        assert killed.returncode in (-9, 128 + 9), (
-            f"{command} at {syscall} #{k} was not killed: {killed.stderr}")
-        after = _texts(scene.vault)  # opens with the key in the keystore, whichever state the kill left
-        expected = [scene.texts]
-        if command == "restore":  # the old vault, or the backup it was restoring: never a mix, never nothing
-            expected.append({t for t in scene.texts if "after the backup" not in t})
-        assert after in expected, f"{command} killed at {syscall} #{k}: {sorted(after)}"
-        if command == "export" and (scene.root / "out.jsonl").exists():
-            lines = (scene.root / "out.jsonl").read_text(encoding="utf-8").splitlines()
-            assert sum(CANARY in line for line in lines) == 3  # whole, or not there at all
-            (scene.root / "out.jsonl").unlink()
-        rerun = run_cli("--vault", str(scene.vault), command, *arguments(scene))
-        assert rerun.code in rerun_codes, f"{command} rerun after a kill at {syscall} #{k}: {rerun.err}"
-        assert rerun.err.count("\n") <= 2, rerun.err
-        assert _texts(scene.vault) == (expected[-1] if command == "restore" else scene.texts)
-        _no_leftovers(scene.folder, scene.backups)
-        if command in ("encrypt", "decrypt"):
-            assert cipher.is_encrypted(scene.vault) == (command == "encrypt")
-        if command == "encrypt":
-            assert key is not None or VaultKeyStore().get() is not None
-            assert cipher.key_opens(scene.vault, str(VaultKeyStore().get()))
-            assert _clear_hits(scene.folder, scene.backups) == [], f"plaintext after encrypt (kill {n})"
-        for made in scene.backups.glob("*.manifest"):  # every backup Vodou keeps still proves itself
-            verify_backup(made.with_name(made.name.removesuffix(".manifest")))
+    killed_at = []
+    for syscall in STEPS:
+        for k in range(1, MAX_STEPS + 1):  # every call in turn, until the command runs to its end
+            scene = make(tmp_path / f"{syscall}-{k}")
+            run = _run(scene.home, scene.vault, command, arguments(scene), syscall, k)
+            if run.returncode == 0:
+                break
+            assert run.returncode in (-9, 128 + 9), f"{command} at {syscall} #{k}: {run.stderr}"
+            killed_at.append((syscall, k))
+            _check_after_kill(command, scene, arguments, rerun_codes, f"{syscall} #{k}")
+        else:
+            pytest.fail(f"vodou {command} made more than {MAX_STEPS} {syscall} calls")
+    assert killed_at, f"vodou {command} renamed and copied nothing"
+
+
+def _check_after_kill(command: str, scene: Scene, arguments: Callable[[Scene], list[str]], rerun_codes: set[int],
+                      where: str) -> None:
+    after = _texts(scene.vault)  # opens with the key in the keystore, whichever state the kill left
+    expected = [scene.texts]
+    if command == "restore":  # the old vault, or the backup it was restoring: never a mix, never nothing
+        expected.append({t for t in scene.texts if "after the backup" not in t})
+    assert after in expected, f"{command} killed at {where}: {sorted(after)}"
+    if command == "export" and (scene.root / "out.jsonl").exists():
+        lines = (scene.root / "out.jsonl").read_text(encoding="utf-8").splitlines()
+        assert sum(CANARY in line for line in lines) == 3  # whole, or not there at all
+        (scene.root / "out.jsonl").unlink()
+    rerun = run_cli("--vault", str(scene.vault), command, *arguments(scene))
+    assert rerun.code in rerun_codes, f"{command} rerun after a kill at {where}: {rerun.err}"
+    assert rerun.err.count("\n") <= 2, rerun.err
+    assert _texts(scene.vault) == (expected[-1] if command == "restore" else scene.texts)
+    _no_leftovers(scene.folder, scene.backups)
+    if command in ("encrypt", "decrypt"):
+        assert cipher.is_encrypted(scene.vault) == (command == "encrypt")
+    if command == "encrypt":
+        assert cipher.key_opens(scene.vault, str(VaultKeyStore().get()))
+        assert _clear_hits(scene.folder, scene.backups) == [], f"plaintext after encrypt (kill at {where})"
+    for made in scene.backups.glob("*.manifest"):  # every backup Vodou keeps still proves itself
+        verify_backup(made.with_name(made.name.removesuffix(".manifest")))
