@@ -307,28 +307,32 @@ def finish_interrupted(vault: Path) -> list[str]:
 def _finish(vault: Path, record: dict[str, Any]) -> str:
     op = str(record.get("op"))
     if op == "restore":
-        return _finish_restore(vault, Path(record["incoming"]), Path(record["previous"]), record)
+        previous = Path(record["previous"]) if record.get("previous") else None  # None: there was no vault
+        return _finish_restore(vault, Path(record["incoming"]), previous, record)
     work = Path(record.get("work", ""))
     if work.name and work.exists():  # the vault was not switched yet: it is as it was
         remove_with_side_files(work)
         return f"an interrupted `vodou {op}` was rolled back: the vault is as it was; run it again"
-    return (f"an interrupted `vodou {op}` had already switched the vault; run `vodou {op}` again to finish "
-            "converting its backups")
+    if op == "encrypt":
+        return ("an interrupted `vodou encrypt` had already encrypted the vault; run `vodou encrypt` again to "
+                "finish encrypting its backups")
+    return f"an interrupted `vodou {op}` had already switched the vault; nothing was left to do"
 
 
-def _finish_restore(vault: Path, incoming: Path, previous: Path, record: dict[str, Any]) -> str:
+def _finish_restore(vault: Path, incoming: Path, previous: Path | None, record: dict[str, Any]) -> str:
     backup = record.get("backup", "a backup")
+    kept = f"; the previous vault is kept as {previous}" if previous is not None else ""
     if vault.exists():
         if incoming.exists():  # the vault was never moved aside
             remove_with_side_files(incoming)
             return f"an interrupted restore of {backup} was rolled back: the vault is as it was"
-        if previous.exists():
-            return f"an interrupted restore of {backup} had finished; the previous vault is kept as {previous}"
+        if previous is None or previous.exists():
+            return f"an interrupted restore of {backup} had finished{kept}"
         return f"an interrupted restore of {backup} had not started; the vault is as it was"
     if incoming.exists() and sha256_of(incoming) == record.get("sha256"):
         move(incoming, vault)
-        return f"finished an interrupted restore of {backup}; the previous vault is kept as {previous}"
-    if previous.exists():
+        return f"finished an interrupted restore of {backup}{kept}"
+    if previous is not None and previous.exists():
         for suffix in ("", *SIDE_FILES):
             if Path(str(previous) + suffix).exists():
                 os.replace(Path(str(previous) + suffix), Path(str(vault) + suffix))

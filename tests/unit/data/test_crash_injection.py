@@ -83,7 +83,7 @@ def _files(*folders: Path) -> list[Path]:
 
 def _no_leftovers(*folders: Path) -> None:
     files = _files(*folders)
-    assert [p for p in files if p.stat().st_size == 0 and not p.name.endswith("-journal")] == []
+    assert [p for p in files if p.stat().st_size == 0] == []
     assert [p for p in files if p.name.endswith((".partial", ".restoring", ".encrypting", ".decrypting",
                                                  ".operation"))] == []
 
@@ -192,3 +192,13 @@ def _check_after_kill(command: str, scene: Scene, arguments: Callable[[Scene], l
         assert _clear_hits(scene.folder, scene.backups) == [], f"plaintext after encrypt (kill at {where})"
     for made in scene.backups.glob("*.manifest"):  # every backup Vodou keeps still proves itself
         verify_backup(made.with_name(made.name.removesuffix(".manifest")))
+
+
+def test_a_restore_into_a_new_place_killed_at_its_rename_is_finished_at_the_next_start(tmp_path: Path) -> None:
+    scene = _restore_scene(tmp_path)
+    fresh = scene.folder / "fresh.sqlite"  # no vault there yet
+    killed = _run(scene.home, fresh, "restore", [str(tmp_path / "own.sqlite")], "rename", 1)
+    assert killed.returncode in (-9, 128 + 9), killed.stderr
+    assert not fresh.exists() and fresh.with_name("fresh.sqlite.operation").exists()
+    assert _texts(fresh) == {t for t in scene.texts if "after the backup" not in t}
+    _no_leftovers(scene.folder)
