@@ -123,14 +123,22 @@ def backup_vault(vault: Path, dest: Path, *, progress: Progress | None = None) -
     dest_key = key_for(vault)
     try:
         with new_file(dest) as partial:
-            with translate_errors(vault):
-                _copy(source, partial, dest_key, progress)
+            try:
+                with translate_errors(vault):
+                    _copy(source, partial, dest_key, progress)
+            except VaultUnavailable as exc:
+                if not isinstance(exc.__cause__, (apsw.FullError, apsw.IOError)):
+                    raise
+                why = "the disk is full" if isinstance(exc.__cause__, apsw.FullError) else "it could not be written"
+                raise VaultUnavailable(f"The backup was not made: {why} at {dest}; nothing was left there and the "
+                                       "vault is unchanged.") from exc
             counts = check_copy(partial, dest_key)
             # The manifest takes its name first: a backup never stands without one (a manifest left
             # without its backup by a crash is removed by the next backup).
             write_manifest(dest, counts, encrypted=dest_key is not None, key=dest_key, contents=partial)
     except BaseException as exc:
-        manifest_path(dest).unlink(missing_ok=True)
+        if not dest.exists():  # the manifest of a backup that never took its name
+            manifest_path(dest).unlink(missing_ok=True)
         if isinstance(exc, OSError):  # a full disk, a folder gone: one line, nothing left behind
             raise VaultUnavailable(f"The backup was not made: {exc.strerror or exc}; nothing was left at "
                                    f"{dest}.") from exc

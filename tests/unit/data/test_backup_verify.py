@@ -151,3 +151,32 @@ def test_doctor_says_whether_the_latest_backup_verifies(vault_path: Path) -> Non
         _flipped(latest, latest, latest.stat().st_size // 2)
         check = check_latest_backup(vault)
     assert not check.passed and "does not match its manifest" in check.detail and check.detail.count("\n") == 0
+
+
+def test_a_disk_that_fills_up_gives_one_line_and_leaves_nothing(vault_path: Path, tmp_path: Path) -> None:
+    """``ulimit -f``: writes past the limit fail with EFBIG (Python ignores SIGXFSZ), as on a full disk."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    _backup(vault_path, tmp_path / "first.sqlite")
+    size = vault_path.stat().st_size
+    before = _chunk_texts(vault_path)
+    out = tmp_path / "out"
+    out.mkdir()
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size // 2, size // 2))
+
+    env = {**os.environ, "VODOU_EMBEDDER": "none", "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    for args in (("backup", str(out / "copy.sqlite")), ("encrypt",)):
+        run = subprocess.run([sys.executable, "-m", "vodou_desktop", "--vault", str(vault_path), *args],
+                             preexec_fn=limit, env=env, capture_output=True, text=True, timeout=120)
+        errors = [line for line in run.stderr.splitlines() if not line.startswith("WARNING")]
+        assert run.returncode == 2 and len(errors) == 1, run.stderr
+        assert "not made" in errors[0] or "not encrypted" in errors[0]
+    assert list(out.iterdir()) == []
+    assert _chunk_texts(vault_path) == before == [TEXT] and not cipher.is_encrypted(vault_path)
+    left = {p.name for p in tmp_path.iterdir() if p.name.startswith("vault.sqlite")}
+    assert left - {"vault.sqlite-wal", "vault.sqlite-shm"} == {"vault.sqlite"}  # no copy, no journal
