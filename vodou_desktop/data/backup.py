@@ -119,6 +119,7 @@ def backup_vault(vault: Path, dest: Path, *, progress: Progress | None = None) -
     if not dest.parent.is_dir():
         raise InvalidInput(f"The backup folder does not exist: {dest.parent}")
     remove_leftovers(dest.parent, f"{vault.name}.")  # what an earlier, killed backup left half done
+    finish_interrupted(vault)  # a restore or conversion killed midway is finished before the vault is read
     source = open_connection(vault, create=False)
     dest_key = key_for(vault)
     try:
