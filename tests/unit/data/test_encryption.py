@@ -265,3 +265,17 @@ def test_a_plain_copy_left_by_a_killed_decrypt_is_removed_at_the_next_start(vaul
     assert result.code == 0 and "lynxcanary" in result.out
     assert not left.exists() and cipher.is_encrypted(vault_path)
     assert _raw_hits(vault_path.parent, "lynxcanary") == {}
+
+
+def test_an_empty_file_left_under_a_backups_name_does_not_stop_encrypt(tmp_path: Path) -> None:
+    vault_path, backups = tmp_path / "vault.sqlite", tmp_path / "backups"
+    config.save(config.Settings(backups_folder=str(backups)))
+    with Vault.open(vault_path) as vault:
+        remember(vault, "the empty name does not stop me", Origin(kind="cli"))
+    backups.mkdir()
+    empty = backups / "vault.sqlite.before-encrypt-20260101-000000"  # what a kill left before the safety copy
+    empty.touch()
+    result = run_cli("--vault", str(vault_path), "encrypt")
+    assert result.code == 0, result.err
+    assert "1 half-written or empty copies" in result.out
+    assert not empty.exists() and all(p.stat().st_size > 0 for p in backups.iterdir())
