@@ -82,7 +82,15 @@ def _print(args: argparse.Namespace, report: ConversionReport, head: str) -> Non
     if args.json:
         print_json(report.as_json())
         return
-    print(f"{head}. {report.counts.sentence()}.")
-    print(f"a verified copy was made first: {report.backup}")
+    if report.backup is None:
+        print(f"the vault was already {'encrypted' if report.encrypted else 'plain'}: the job left unfinished by "
+              f"an earlier run was completed. {report.counts.sentence()}.")
+    else:
+        print(f"{head}. {report.counts.sentence()}.")
+        print(f"a verified copy was made first: {report.backup}")
     if report.backups_converted:
         print(f"{report.backups_converted} earlier backups in the backups folder were encrypted too")
+    if report.leftovers_removed:
+        print(f"{report.leftovers_removed} half-written or empty copies left by an interrupted operation were removed")
+    if report.not_reached_sentence():
+        print(report.not_reached_sentence())

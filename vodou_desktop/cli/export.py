@@ -6,10 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from vodou_desktop.data import copies
 from vodou_desktop.data.export import ExportScope, write_jsonl, write_markdown
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.runtime import Runtime
-from vodou_desktop.vault.connection import create_private_file
+from vodou_desktop.vault.atomic import open_new
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -31,15 +32,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         path = Path(args.path).expanduser()
         if path.exists():
             raise InvalidInput(f"{path} already exists; choose another name")
-        partial = path.with_name(path.name + ".partial")
-        partial.unlink(missing_ok=True)
-        create_private_file(partial)  # 0600: an export holds everything the vault does
-        try:
-            with partial.open("w", encoding="utf-8") as out:
-                counts = write(rt.vault, scope, out)
-            partial.replace(path)
-        finally:
-            partial.unlink(missing_ok=True)
+        with open_new(path) as out:  # 0600, whole or not at all: an export holds everything the vault does
+            counts = write(rt.vault, scope, out)
+    copies.record(path, "export")
     print(f"exported {counts.get('memory', 0)} memories, {counts.get('document', 0)} library documents, "
           f"{counts.get('operator_memory', 0)} operator memories and {counts.get('site_rule', 0)} site rules "
           f"to {path}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from vodou_desktop.cli.output import print_json
+from vodou_desktop.data.erase_copies import sentence as copies_sentence
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.governance.forget import Forgetting
 from vodou_desktop.runtime import Runtime
@@ -119,4 +120,6 @@ def cmd_erase(args: argparse.Namespace) -> int:
             docs = f"; {result['documents_kept']} library documents kept (add --documents to erase them too)"
         print(f"erased {result['facts_erased']} memories{docs} ({what})" if not docs.startswith(";")
               else f"erased {result['facts_erased']} memories ({what}){docs}")
+    if not args.json and copies_sentence(result):
+        print(copies_sentence(result))
     return 0

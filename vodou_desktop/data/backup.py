@@ -5,14 +5,22 @@ it is one consistent snapshot even while the app, the bridge or the CLI keep wri
 copy read while they write). The copy is checked with ``integrity_check`` before it gets its final
 name. An encrypted vault gives an encrypted backup, under the same key.
 
-A restore checks the copy (integrity, is a vault, schema not newer than this Vodou), makes sure
-no other process has the vault open, moves the current vault aside (never deleted) and puts a copy
-of the backup in its place.
+Each backup carries a manifest beside it (``NAME.manifest``: the file's SHA-256, what it holds, the
+schema and Vodou versions, encrypted or not). ``verify_backup`` checks a backup against its manifest
+and runs ``integrity_check`` and FTS5's own check of the full-text index; ``vodou backup --verify``
+and every restore run it, so a backup changed by one bit after it was made is refused.
+
+A restore verifies the copy, makes sure no other process has the vault open, moves the current
+vault aside (never deleted) and puts a copy of the backup in its place. Every file is written
+through ``vault.atomic`` (temporary name, flushed, renamed); the restore's two renames are recorded
+in the vault's journal first, so a restore killed between them is finished (or rolled back) by the
+next process that opens the vault.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import shutil
@@ -23,10 +31,24 @@ from pathlib import Path
 
 import apsw
 
+from vodou_desktop import __version__
 from vodou_desktop.errors import InvalidInput, VaultUnavailable
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault import query as q
-from vodou_desktop.vault.cipher import apply_key, key_for
+from vodou_desktop.vault.atomic import (
+    RESTORING,
+    Journal,
+    finish_interrupted,
+    fsync_file,
+    move,
+    new_file,
+    remove_stale,
+    remove_with_side_files,
+    sha256_of,
+    temporary_for,
+    write_text,
+)
+from vodou_desktop.vault.cipher import apply_key, is_encrypted, key_for, rekey
 from vodou_desktop.vault.connection import create_private_file, open_connection, scalar, translate_errors
 from vodou_desktop.vault.migrations import applied_migrations
 from vodou_desktop.vault.schema import MIGRATIONS
@@ -34,7 +56,8 @@ from vodou_desktop.vault.schema import MIGRATIONS
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]  # (pages done, pages in all)
-SIDE_FILES = ("-wal", "-shm", "-journal")
+MANIFEST = ".manifest"
+MANIFEST_FORMAT = "vodou-backup-manifest"
 
 
 @dataclass(frozen=True)
@@ -70,6 +93,15 @@ def default_backup_name(vault: Path) -> str:
     return f"{vault.name}.backup-{timestamp()}"
 
 
+def free_name(folder: Path, name: str) -> Path:
+    """``folder / name``, or ``name-2``, ``name-3``… when taken (two backups within one second)."""
+    path, n = folder / name, 1
+    while path.exists() or manifest_path(path).exists():
+        n += 1
+        path = folder / f"{name}-{n}"
+    return path
+
+
 def count_contents(conn: apsw.Connection) -> VaultCounts:
     every = FactFilter(project=ALL_PROJECTS, include_forgotten=True)
     live = FactFilter(project=ALL_PROJECTS)
@@ -80,28 +112,40 @@ def count_contents(conn: apsw.Connection) -> VaultCounts:
 
 
 def backup_vault(vault: Path, dest: Path, *, progress: Progress | None = None) -> BackupReport:
-    """Copy ``vault`` into ``dest`` (must not exist) and check the copy; an encrypted vault gives a
-    copy encrypted with the same key."""
+    """Copy ``vault`` into ``dest`` (must not exist), check the copy and write its manifest; an
+    encrypted vault gives a copy encrypted with the same key."""
     if dest.exists():
         raise InvalidInput(f"{dest} already exists; choose another name (a backup never overwrites)")
     if not dest.parent.is_dir():
         raise InvalidInput(f"The backup folder does not exist: {dest.parent}")
+    remove_leftovers(dest.parent, f"{vault.name}.")  # what an earlier, killed backup left half done
+    finish_interrupted(vault)  # a restore or conversion killed midway is finished before the vault is read
     source = open_connection(vault, create=False)
     dest_key = key_for(vault)
-    partial = dest.with_name(dest.name + ".partial")
-    remove_with_side_files(partial)
     try:
-        with translate_errors(vault):
-            _copy(source, partial, dest_key, progress)
-        counts = check_copy(partial, dest_key)
-    except BaseException:
-        remove_with_side_files(partial)
+        with new_file(dest) as partial:
+            try:
+                with translate_errors(vault):
+                    _copy(source, partial, dest_key, progress)
+            except VaultUnavailable as exc:
+                if not isinstance(exc.__cause__, (apsw.FullError, apsw.IOError)):
+                    raise
+                why = "the disk is full" if isinstance(exc.__cause__, apsw.FullError) else "it could not be written"
+                raise VaultUnavailable(f"The backup was not made: {why} at {dest}; nothing was left there and the "
+                                       "vault is unchanged.") from exc
+            counts = check_copy(partial, dest_key)
+            # The manifest takes its name first: a backup never stands without one (a manifest left
+            # without its backup by a crash is removed by the next backup).
+            write_manifest(dest, counts, encrypted=dest_key is not None, key=dest_key, contents=partial)
+    except BaseException as exc:
+        if not dest.exists():  # the manifest of a backup that never took its name
+            manifest_path(dest).unlink(missing_ok=True)
+        if isinstance(exc, OSError):  # a full disk, a folder gone: one line, nothing left behind
+            raise VaultUnavailable(f"The backup was not made: {exc.strerror or exc}; nothing was left at "
+                                   f"{dest}.") from exc
         raise
     finally:
         source.close()
-    fsync_file(partial)
-    os.replace(partial, dest)
-    fsync_folder(dest.parent)
     return BackupReport(dest, dest.stat().st_size, counts, encrypted=dest_key is not None)
 
 
@@ -128,15 +172,18 @@ def _copy(source: apsw.Connection, partial: Path, key: str | None, progress: Pro
 
 
 def check_copy(path: Path, key: str | None = None) -> VaultCounts:
-    """Integrity of a copy and what it holds; refuses a non-vault and a newer schema."""
+    """Integrity of a copy (SQLite's ``integrity_check`` and FTS5's check of the full-text index)
+    and what it holds; refuses a non-vault and a newer schema. Every refusal is one line."""
     conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
     try:
         with translate_errors(path):
             if key is not None:
                 apply_key(conn, key)
-            result = [row[0] for row in conn.execute("PRAGMA integrity_check")]
+            result = [str(row[0]) for row in conn.execute("PRAGMA integrity_check(5)")]
             if result != ["ok"]:
-                raise VaultUnavailable(f"The copy {path} fails SQLite's integrity check: {result[0]}")
+                log.info("integrity_check of %s: %s", path, result)
+                raise VaultUnavailable(f"The copy {path} fails SQLite's integrity check ({_first_line(result)}); "
+                                       "it was not used.")
             done = applied_migrations(conn)
             if not done:
                 raise VaultUnavailable(f"{path} is an SQLite database but not a Vodou vault")
@@ -144,9 +191,137 @@ def check_copy(path: Path, key: str | None = None) -> VaultCounts:
             if unknown:
                 raise VaultUnavailable(f"{path} was written by a newer version of Vodou (schema step "
                                        f"{unknown[-1]!r}); upgrade Vodou to use it")
-            return count_contents(conn)
+            counts = count_contents(conn)
     finally:
         conn.close()
+    _check_full_text(path, key)
+    return counts
+
+
+def _first_line(problems: list[str]) -> str:
+    text = " ".join(" ".join(problems).replace("*** in database main ***", "").split())
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _check_full_text(path: Path, key: str | None) -> None:
+    """FTS5's ``integrity-check`` of the index against the memories' text: a bit flipped in a
+    memory passes SQLite's check but not this one. FTS5 takes the command as an INSERT, so the
+    connection may write, although the check changes nothing in the file."""
+    try:
+        conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READWRITE)
+    except apsw.CantOpenError:  # a read-only file: SQLite's own check above has to do
+        log.info("%s is read-only: its full-text index was not checked", path)
+        return
+    try:
+        with translate_errors(path):
+            if key is not None:
+                apply_key(conn, key)
+            try:
+                conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
+            except (apsw.CorruptError, apsw.SQLError) as exc:
+                log.info("FTS5 integrity-check of %s: %s", path, exc)
+                raise VaultUnavailable(f"The copy {path} fails the full-text index's check ({exc}): its memories "
+                                       "differ from what was indexed, so it was changed or damaged; it was not "
+                                       "used.") from exc
+            except apsw.ReadOnlyError:
+                log.info("%s is read-only: its full-text index was not checked", path)
+    finally:
+        conn.close()
+
+
+def remove_leftovers(folder: Path, prefix: str) -> list[Path]:
+    """Remove half-written backups no process is writing, and manifests whose backup never took its
+    name; returns the half-written backups removed."""
+    gone = remove_stale(folder, prefix=prefix)
+    for manifest in folder.glob(f"{prefix}*{MANIFEST}"):
+        made = manifest.with_name(manifest.name.removesuffix(MANIFEST))
+        if not made.exists() and not temporary_for(made).exists():
+            manifest.unlink(missing_ok=True)
+    return gone
+
+
+# -- manifests -----------------------------------------------------------------------------------
+
+def manifest_path(backup: Path) -> Path:
+    return backup.with_name(backup.name + MANIFEST)
+
+
+def schema_step(path: Path, key: str | None) -> str | None:
+    conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        with translate_errors(path):
+            if key is not None:
+                apply_key(conn, key)
+            done = applied_migrations(conn)
+    finally:
+        conn.close()
+    return done[-1] if done else None
+
+
+def write_manifest(backup: Path, counts: VaultCounts, *, encrypted: bool, key: str | None = None,
+                   contents: Path | None = None) -> Path:
+    """What ``backup`` is, beside it: its SHA-256, what it holds, the schema and Vodou versions
+    (``key``: the backup's, when known; else found as for the vault; ``contents``: the file that
+    will take the name ``backup``, when it does not have it yet)."""
+    source = contents or backup
+    schema = schema_step(source, key if key is not None or not encrypted else key_for(source))
+    data = {"format": MANIFEST_FORMAT, "version": 1, "file": backup.name, "sha256": sha256_of(source),
+            "size": source.stat().st_size, "memories": counts.memories, "forgotten": counts.forgotten,
+            "documents": counts.documents, "operator_memories": counts.operator_memories,
+            "schema": schema, "vodou": __version__, "encrypted": encrypted,
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds")}
+    return write_text(manifest_path(backup), json.dumps(data, indent=1) + "\n", replace=True)
+
+
+def read_manifest(backup: Path) -> dict[str, object] | None:
+    path = manifest_path(backup)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise VaultUnavailable(f"The manifest {path.name} of the backup cannot be read ({exc}); the backup was "
+                               "not used.") from exc
+    if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
+        raise VaultUnavailable(f"{path.name} is not a Vodou backup manifest; the backup was not used.")
+    return data
+
+
+@dataclass(frozen=True)
+class Verification:
+    path: Path
+    counts: VaultCounts
+    encrypted: bool
+    sha256: str
+    manifest: dict[str, object] | None
+
+    def sentence(self) -> str:
+        lock = "encrypted" if self.encrypted else "not encrypted"
+        checked = "matches its manifest, " if self.manifest else "has no manifest (made before manifests), "
+        return (f"{self.path} {checked}passes SQLite's integrity check and the full-text index check "
+                f"({lock}): {self.counts.sentence()}")
+
+    def as_json(self) -> dict[str, object]:
+        return {"path": str(self.path), "ok": True, "encrypted": self.encrypted, "sha256": self.sha256,
+                "manifest": self.manifest is not None, "memories": self.counts.memories,
+                "documents": self.counts.documents}
+
+
+def verify_backup(path: Path, key: str | None = None) -> Verification:
+    """Check ``path`` against its manifest (SHA-256, memory count) and run the integrity checks;
+    ``VaultUnavailable`` in one line on any mismatch. ``key``: found as for the vault if not given."""
+    if not path.is_file():
+        raise InvalidInput(f"No backup at {path}")
+    manifest = read_manifest(path)
+    digest = sha256_of(path)
+    if manifest is not None and manifest.get("sha256") != digest:
+        raise VaultUnavailable(f"The backup {path} does not match its manifest (its SHA-256 differs): it was "
+                               "changed or damaged after it was made; it was not used.")
+    counts = check_copy(path, key if key is not None else key_for(path))
+    if manifest is not None and manifest.get("memories") != counts.memories:
+        raise VaultUnavailable(f"The backup {path} holds {counts.memories} memories where its manifest says "
+                               f"{manifest.get('memories')}; it was not used.")
+    return Verification(path, counts, key_for(path) is not None, digest, manifest)
 
 
 # -- restore ------------------------------------------------------------------------------------
@@ -157,40 +332,91 @@ class RestoreReport:
     vault: Path
     previous: Path | None
     counts: VaultCounts
+    encrypted: bool = False  # the vault, after the restore
+    was_encrypted: bool = False  # the vault, before it
 
     def as_json(self) -> dict[str, object]:
         return {"restored_from": str(self.restored_from), "vault": str(self.vault),
                 "previous": str(self.previous) if self.previous else None, "memories": self.counts.memories,
-                "documents": self.counts.documents}
+                "documents": self.counts.documents, "encrypted": self.encrypted}
+
+    def encryption_sentence(self) -> str:
+        """What became of encryption at rest, when the restore changed it or kept it against the backup."""
+        if self.was_encrypted and not self.encrypted:
+            return ("The vault is NOT encrypted any more: the backup was a plain file. Run `vodou encrypt` to "
+                    "encrypt it again.")
+        if self.encrypted and not self.was_encrypted and self.previous is not None:
+            return "The vault is encrypted now, as the backup was (the same key opens it)."
+        return ""
 
 
-def restore_vault(backup: Path, vault: Path) -> RestoreReport:
-    """Replace ``vault`` by a checked copy of ``backup``; the current vault is moved aside."""
-    if not backup.is_file():
-        raise InvalidInput(f"No backup at {backup}")
+def plain_over_encrypted(backup: Path, vault: Path) -> bool:
+    """Restoring ``backup`` would put a plain file where an encrypted vault is: ask first."""
+    return vault.exists() and is_encrypted(vault) and not is_encrypted(backup)
+
+
+def restore_vault(backup: Path, vault: Path, *, encrypt_with: str | None = None) -> RestoreReport:
+    """Replace ``vault`` by a verified copy of ``backup``; the current vault is moved aside.
+    ``encrypt_with``: encrypt the copy with this key before it takes the vault's place (a plain
+    backup restored where an encrypted vault was, kept encrypted)."""
     if not vault.parent.is_dir():
         raise VaultUnavailable(f"The vault's folder does not exist: {vault.parent}")
-    counts = check_copy(backup, key_for(backup))
-    incoming = vault.with_name(vault.name + ".restoring")
-    remove_with_side_files(incoming)
-    create_private_file(incoming)
-    shutil.copyfile(backup, incoming)
-    fsync_file(incoming)
-    previous = None
-    try:
-        if vault.exists():
-            with exclusive_hold(vault):
-                previous = vault.with_name(f"{vault.name}.before-restore-{timestamp()}")
-                os.replace(vault, previous)
-                for suffix in SIDE_FILES:  # none after the switch out of WAL; kept beside it if any
-                    side = Path(str(vault) + suffix)
-                    if side.exists():
-                        os.replace(side, Path(str(previous) + suffix))
-        os.replace(incoming, vault)
-    finally:
+    checked = verify_backup(backup)
+    finish_interrupted(vault)
+    was_encrypted = vault.exists() and is_encrypted(vault)
+    incoming = vault.with_name(vault.name + RESTORING)
+    with Journal.hold(vault) as journal:
         remove_with_side_files(incoming)
-    fsync_folder(vault.parent)
-    return RestoreReport(backup, vault, previous, counts)
+        try:
+            create_private_file(incoming)
+            shutil.copyfile(backup, incoming)
+            if sha256_of(incoming) != checked.sha256:
+                raise VaultUnavailable(f"The backup {backup} changed while it was being copied; nothing was changed.")
+            if encrypt_with is not None and not checked.encrypted:
+                _encrypt_copy(incoming, encrypt_with)
+            fsync_file(incoming)
+        except BaseException as exc:
+            remove_with_side_files(incoming)
+            if isinstance(exc, OSError):
+                raise VaultUnavailable(f"The vault was not restored: {exc.strerror or exc}; it was left as it "
+                                       "was.") from exc
+            raise
+        previous = vault.with_name(f"{vault.name}.before-restore-{timestamp()}") if vault.exists() else None
+        journal.record(op="restore", backup=str(backup), incoming=str(incoming),
+                       previous=str(previous or ""), sha256=sha256_of(incoming))
+        try:
+            if previous is not None:
+                with exclusive_hold(vault):
+                    os.replace(vault, previous)
+                    # After the switch out of WAL there is no -wal or -shm; the rollback journal that
+                    # exclusive mode keeps after its commit is not hot (header zeroed): it goes.
+                    Path(str(vault) + "-journal").unlink(missing_ok=True)
+                    for suffix in ("-wal", "-shm"):
+                        side = Path(str(vault) + suffix)
+                        if side.exists():
+                            os.replace(side, Path(str(previous) + suffix))
+                    move(incoming, vault)
+            else:
+                move(incoming, vault)
+        except BaseException:
+            if not vault.exists() and previous is not None and previous.exists():
+                move(previous, vault)  # moved aside, then refused: put back
+            if vault.exists():  # the vault is as it was
+                remove_with_side_files(incoming)
+            raise
+    return RestoreReport(backup, vault, previous, checked.counts, encrypted=is_encrypted(vault),
+                         was_encrypted=was_encrypted)
+
+
+def _encrypt_copy(path: Path, key: str) -> None:
+    conn = apsw.Connection(str(path))
+    try:
+        with translate_errors(path):
+            conn.execute("PRAGMA journal_mode=DELETE")
+            rekey(conn, key)
+    finally:
+        conn.close()
+    check_copy(path, key)
 
 
 @contextlib.contextmanager
@@ -246,27 +472,3 @@ def _back_to_wal(conn: apsw.Connection, vault: Path, held: tuple[int, int]) -> N
 
 _HELD = ("The vault {vault} is open in another program (a Vodou app, `vodou serve`, an MCP client or another "
          "`vodou` command): quit it and try again; nothing was changed.")
-
-
-# -- files ---------------------------------------------------------------------------------------
-
-def remove_with_side_files(path: Path) -> None:
-    for suffix in ("", *SIDE_FILES):
-        with contextlib.suppress(FileNotFoundError):
-            Path(str(path) + suffix).unlink()
-
-
-def fsync_file(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def fsync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -19,13 +19,13 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from vodou_desktop.errors import Conflict, InvalidInput, KnownError
 from vodou_desktop.vault import cipher
+from vodou_desktop.vault.atomic import write_text
 from vodou_desktop.vault.keystore import VaultKeyStore
 
 VERSION = 1
@@ -98,17 +98,10 @@ def save_recovery_file(key: str, path: Path) -> Path:
     shown = to_recovery(key)
     if not path.parent.is_dir():
         raise InvalidInput(f"The folder does not exist: {path.parent}")
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError as exc:
+    if path.exists():
         raise InvalidInput(f"{path} already exists; choose another name (a recovery key file is never "
-                           "overwritten)") from exc
-    except OSError as exc:
-        raise InvalidInput(f"Cannot write {path}: {exc.strerror or exc}") from exc
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(FILE_HEAD + shown + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
+                           "overwritten)")
+    write_text(path, FILE_HEAD + shown + "\n")  # 0600, whole or not at all (vault.atomic)
     return path
 
 

@@ -68,4 +68,5 @@ def prune(folder: Path, vault: Path, keep: int) -> list[Path]:
     gone = existing[: max(0, len(existing) - keep)]
     for path in gone:
         path.unlink()
+        path.with_name(path.name + ".manifest").unlink(missing_ok=True)
     return gone

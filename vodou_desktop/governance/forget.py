@@ -23,10 +23,12 @@ from typing import Any
 
 from vodou_desktop.errors import Conflict, InvalidInput, NotFound
 from vodou_desktop.pages import site_host
-from vodou_desktop.vault import Change, Vault
+from vodou_desktop.vault import ALL_PROJECTS, Change, FactFilter, Vault
+from vodou_desktop.vault import query as q
 from vodou_desktop.vault import retraction as r
 
 CONFIRM_WINDOW_S = 8.0
+_EVERY = FactFilter(project=ALL_PROJECTS, include_forgotten=True, include_superseded=True)
 
 
 @dataclass
@@ -40,8 +42,9 @@ class Forgetting:
     """The retraction service. One instance per running app, so tokens are shared by UI and bridge."""
 
     def __init__(self, vault: Vault, clock: Callable[[], float] = time.monotonic,
-                 confirm_window: float = CONFIRM_WINDOW_S) -> None:
+                 confirm_window: float = CONFIRM_WINDOW_S, *, copies: bool = True) -> None:
         self.vault = vault
+        self.copies = copies  # erase also rewrites the copies Vodou keeps (False: this is one of them)
         self.clock = clock
         self.confirm_window = confirm_window
         self._pending: dict[str, _Pending] = {}
@@ -200,9 +203,11 @@ class Forgetting:
             op = r.record_operation(conn, change, "erase_fact", str(fact_id), {"facts": deleted})
             return {"op": op, "id": int(fact_id), "facts_erased": deleted}
 
+        text = self.vault.read(lambda c: _text_of(c, int(fact_id)))
         result = dict(self.vault.write(job))
         self.vault.checkpoint()
-        return result
+        return self._erase_in_copies(result, lambda f: f.erase_fact(fact_id),
+                                     lambda c: text is not None and _text_of(c, int(fact_id)) == text)
 
     def erase_host(self, host: str, *, documents: bool = False) -> dict[str, Any]:
         """Hard delete every fact of ``host`` (and subdomains) with lineage, and its Library documents
@@ -223,7 +228,10 @@ class Forgetting:
 
         result = dict(self.vault.write(job))
         self.vault.checkpoint()
-        return result
+        return self._erase_in_copies(
+            result, lambda f: f.erase_host(host, documents=documents),
+            lambda c: bool(r.all_host_fact_ids(c, host)) or (documents and bool(r.host_document_ids(
+                c, host, live_only=False))))
 
     def erase_document(self, doc_id: int) -> dict[str, Any]:
         """Hard delete one Library document: its text, index entries, freed pages; then the WAL."""
@@ -238,7 +246,25 @@ class Forgetting:
 
         result = dict(self.vault.write(job))
         self.vault.checkpoint()
-        return result
+        return self._erase_in_copies(result, lambda f: f.erase_document(doc_id),
+                                     lambda c: r.document_visibility(c, doc_id) is not None)
+
+    def _erase_in_copies(self, result: dict[str, Any], erase: Callable[[Forgetting], Any],
+                         holds: Callable[[Any], bool]) -> dict[str, Any]:
+        """The same erase on every copy Vodou keeps that holds the erased rows (GOV-8: erase leaves
+        nothing on disk); the result says how many were rewritten and which were not reached."""
+        if not self.copies:
+            return result
+        from vodou_desktop.data.erase_copies import erase_in_copies  # files, above the vault
+
+        return {**result, **erase_in_copies(self.vault.path, erase, holds).as_json()}
+
+
+def _text_of(conn: Any, fact_id: int) -> str | None:
+    try:
+        return q.get_fact(conn, fact_id, _EVERY).text
+    except NotFound:
+        return None
 
 
 def _tool_name(tool: str) -> str:

@@ -84,7 +84,27 @@ def check_resources() -> Check:
     return Check("resources", "bundled resources are installed", not missing, detail)
 
 
+def check_latest_backup(vault: Vault) -> Check:
+    """The newest backup in the backups folder verifies (manifest, integrity, full-text index)."""
+    from vodou_desktop import config
+    from vodou_desktop.data.backup import verify_backup
+    from vodou_desktop.data.encryption import backups_in_folder
+    from vodou_desktop.data.rolling import backup_folder
+    from vodou_desktop.errors import KnownError
+
+    made = backups_in_folder(backup_folder(config.load()), vault.path)
+    if not made:
+        return Check("latest_backup", "the latest backup verifies", True,
+                     "no backup in the backups folder yet (the app makes one a day; `vodou backup` makes one now)")
+    latest = max(made, key=lambda p: p.stat().st_mtime)
+    try:
+        checked = verify_backup(latest)
+    except KnownError as exc:
+        return Check("latest_backup", "the latest backup verifies", False, str(exc), [str(latest)])
+    return Check("latest_backup", "the latest backup verifies", True, checked.sentence())
+
+
 def run_doctor(vault: Vault, *, code_root: Path | None = None, window: timedelta = BACKFILL_WINDOW) -> list[Check]:
     return [check_sources_without_url(vault), check_mixed_batches(vault), check_carve_out(code_root),
             check_policy_readers(code_root), check_fts(vault), check_embeddings(vault, window),
-            check_resources()]
+            check_resources(), check_latest_backup(vault)]

@@ -1,25 +1,31 @@
 """File ▸ Back up…, Restore… and Export…: pick a file, do the work off the GUI thread, say what happened.
 
-A backup runs while the app keeps working (SQLite's online backup). Restore… checks the chosen
-copy, asks, and then swaps it in at once while the app has let go of the vault (``VaultSwap``);
-the current vault is kept beside it. When another program holds the vault, nothing changes and
+A backup runs while the app keeps working (SQLite's online backup). Restore… verifies the chosen
+copy (manifest, integrity, full-text index), asks, and then swaps it in at once while the app has
+let go of the vault (``VaultSwap``); the current vault is kept beside it. A plain backup chosen
+while the vault is encrypted is asked about first: keep the vault encrypted (the default) or
+restore it as a plain file. When another program holds the vault, nothing changes and
 the message says so.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
+from vodou_desktop.data import copies
 from vodou_desktop.data.backup import (
     BackupReport,
     VaultCounts,
     backup_vault,
-    check_copy,
     default_backup_name,
+    plain_over_encrypted,
     timestamp,
+    verify_backup,
 )
 from vodou_desktop.data.backup import restore_vault as _restore_vault
 from vodou_desktop.data.export import ExportScope, write_jsonl
@@ -30,8 +36,8 @@ from vodou_desktop.ui.prompts import ask_to_confirm
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.vault_swap import VaultSwap
 from vodou_desktop.vault import cipher
+from vodou_desktop.vault.atomic import open_new
 from vodou_desktop.vault.cipher import key_for
-from vodou_desktop.vault.connection import create_private_file
 
 FILE_ACTIONS = {"backup": "Back up…", "restore": "Restore…", "export": "Export…"}
 
@@ -63,7 +69,12 @@ class BackupFlow(QObject):
     def _backup_to(self, chosen: str) -> None:
         vault = self._vault_path
         self._services.messages.info(f"Backing up the vault to {chosen}…")
-        self._services.ops.run(lambda: backup_vault(vault, Path(chosen)), self._backed_up, owner=self)
+        def work() -> BackupReport:
+            report = backup_vault(vault, Path(chosen))
+            copies.record(report.path, "backup")  # so that encrypt and erase can name it if it is elsewhere
+            return report
+
+        self._services.ops.run(work, self._backed_up, owner=self)
 
     def _backed_up(self, report: BackupReport) -> None:
         lock = " (encrypted)" if report.encrypted else ""
@@ -81,10 +92,11 @@ class BackupFlow(QObject):
         vault, path = self._services.runtime.vault, Path(chosen)
 
         def work() -> dict[str, int]:
-            path.unlink(missing_ok=True)  # the file dialog asked before overwriting
-            create_private_file(path)  # 0600: an export holds everything the vault does
-            with path.open("w", encoding="utf-8") as out:
-                return write_jsonl(vault, ExportScope(), out)
+            # The file dialog asked before overwriting; 0600, and whole or not at all.
+            with open_new(path, replace=True) as out:
+                counts = write_jsonl(vault, ExportScope(), out)
+            copies.record(path, "export")
+            return counts
 
         self._services.ops.run(work, lambda counts: self._services.messages.info(
             f"Exported {counts.get('memory', 0)} memories and {counts.get('document', 0)} library documents "
@@ -100,20 +112,27 @@ class BackupFlow(QObject):
 
     def _check(self, chosen: str) -> None:
         path = Path(chosen)
-        self._services.ops.run(lambda: check_copy(path, key_for(path)), lambda counts: self._ask(path, counts),
+        self._services.ops.run(lambda: verify_backup(path).counts, lambda counts: self._ask(path, counts),
                                owner=self)
 
     def _ask(self, path: Path, counts: VaultCounts) -> None:
-        self.confirm_box = ask_to_confirm(
-            self._widget, "Restore the vault",
-            f"{path.name} passed its integrity check and holds {counts.sentence()}.\n\nIt will take the place of "
-            "the current vault now, which is kept beside it (…before-restore-…). Vodou pauses while it does. "
-            "Any other program using the vault (vodou serve, an MCP client) must be closed first.",
-            "Restore now", lambda: self.restore_now(path))
+        text = (f"{path.name} passed its checks (manifest, integrity, full-text index) and holds "
+                f"{counts.sentence()}.\n\nIt will take the place of the current vault now, which is kept beside "
+                "it (…before-restore-…). Vodou pauses while it does. Any other program using the vault (vodou "
+                "serve, an MCP client) must be closed first.")
+        if not plain_over_encrypted(path, self._vault_path):
+            self.confirm_box = ask_to_confirm(self._widget, "Restore the vault", text, "Restore now",
+                                              lambda: self.restore_now(path))
+            return
+        self.confirm_box = ask_encryption(
+            self._widget, text + "\n\nThis backup is NOT encrypted, and your vault is. Keep the restored vault "
+            "encrypted with its key (recommended), or restore it as a plain file anyone with the file can read?",
+            lambda keep: self.restore_now(path, keep_encryption=keep))
 
-    def restore_now(self, backup: Path) -> bool:
+    def restore_now(self, backup: Path, *, keep_encryption: bool = True) -> bool:
         vault = self._vault_path
-        return self._swap.run("Restoring the vault", lambda _progress: restore_sentence(backup, vault),
+        return self._swap.run("Restoring the vault",
+                              lambda _progress: restore_sentence(backup, vault, keep_encryption=keep_encryption),
                               self._widget)
 
     def _open(self, dialog: QFileDialog) -> None:
@@ -122,12 +141,34 @@ class BackupFlow(QObject):
         dialog.open()
 
 
-def restore_sentence(backup: Path, vault: Path) -> str:
+def ask_encryption(parent: QWidget | None, text: str, on_choice: Callable[[bool], None]) -> QMessageBox:
+    """Restore keeping encryption (the default button), restore as a plain file, or cancel."""
+    box = QMessageBox(QMessageBox.Icon.Warning, "Restore the vault", text,
+                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No
+                      | QMessageBox.StandardButton.Cancel, parent)
+    box.button(QMessageBox.StandardButton.Yes).setText("Restore, keep it encrypted")
+    box.button(QMessageBox.StandardButton.No).setText("Restore as a plain file")
+    box.setDefaultButton(QMessageBox.StandardButton.Yes)
+
+    def clicked(button: Any) -> None:
+        choice = box.standardButton(button)
+        if choice in (QMessageBox.StandardButton.Yes, QMessageBox.StandardButton.No):
+            on_choice(choice == QMessageBox.StandardButton.Yes)
+
+    box.buttonClicked.connect(clicked)
+    box.open()
+    return box
+
+
+def restore_sentence(backup: Path, vault: Path, *, keep_encryption: bool = True) -> str:
     """While the app has let go of the vault: the restore, and one sentence on how it went."""
+    key = key_for(vault) if keep_encryption and plain_over_encrypted(backup, vault) else None
     cipher.forget_keys()  # the copy may be under another key than the vault it replaces
     try:
-        report = _restore_vault(backup, vault)
+        report = _restore_vault(backup, vault, encrypt_with=key)
     except KnownError as exc:
         raise KnownError(f"The vault was not restored: {exc}") from exc
     kept = f" The previous vault was kept as {report.previous}." if report.previous else ""
-    return f"Restored {vault} from {backup}: {report.counts.sentence()}.{kept}"
+    lock = " It was encrypted with the vault's key, as the vault was." if key else ""
+    more = f" {report.encryption_sentence()}" if report.encryption_sentence() else ""
+    return f"Restored {vault} from {backup}: {report.counts.sentence()}.{lock}{kept}{more}"

@@ -49,8 +49,11 @@ OFFER = ("Vodou can encrypt your memory vault on this computer, so that a copy o
 def encrypt_sentence(vault: Path, key: str, progress: Progress, settings: config.Settings) -> str:
     report = encrypt_vault(vault, key, progress, settings)
     more = f" {report.backups_converted} earlier backups were encrypted too." if report.backups_converted else ""
-    return (f"The vault is encrypted: {report.counts.sentence()}. A verified copy was made first: "
-            f"{report.backup}.{more}")
+    if report.not_reached_sentence():
+        more += f" {report.not_reached_sentence()[0].upper()}{report.not_reached_sentence()[1:]}."
+    first = (f"A verified copy was made first: {report.backup}." if report.backup else
+             "It was already encrypted: what an interrupted encryption left undone was finished.")
+    return f"The vault is encrypted: {report.counts.sentence()}. {first}{more}"
 
 
 def decrypt_sentence(vault: Path, progress: Progress, settings: config.Settings) -> str:

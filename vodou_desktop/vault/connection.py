@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 import apsw
 
 from vodou_desktop.errors import VaultUnavailable
+from vodou_desktop.vault.atomic import finish_interrupted, refuse_to_replace
 from vodou_desktop.vault.cipher import apply_key, key_for
 
 T = TypeVar("T")
@@ -39,6 +40,10 @@ def open_connection(path: Path, *, create: bool = True, readonly: bool = False) 
         raise VaultUnavailable(f"The vault's folder does not exist: {folder}")
     if not path.exists() and (readonly or not create):
         raise VaultUnavailable(f"No vault at {path}")
+    if create and not readonly:  # the writer's connection: first finish what a killed process left
+        finish_interrupted(path)
+        if not path.exists():
+            refuse_to_replace(path)
     if path.exists() and not readonly and not os.access(path, os.W_OK):
         raise VaultUnavailable(f"The vault {path} is read-only; Vodou needs to write to it.")
     flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -13,7 +14,7 @@ import pytest
 from tests.support import file_hashes, run_cli
 from vodou_desktop import config
 from vodou_desktop.data import rolling
-from vodou_desktop.data.backup import backup_vault, check_copy, restore_vault
+from vodou_desktop.data.backup import VaultCounts, backup_vault, check_copy, restore_vault, write_manifest
 from vodou_desktop.errors import VaultUnavailable
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault
@@ -68,7 +69,9 @@ def test_backup_while_two_processes_write_then_restore(vault_path: Path, tmp_pat
     conn = apsw.Connection(str(copy))
     assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     conn.close()
-    in_copy = _texts(copy)
+    scratch = tmp_path / "scratch.sqlite"  # opening a vault writes to it (WAL): read a copy of the backup
+    shutil.copyfile(copy, scratch)
+    in_copy = _texts(scratch)
     expected = {f"{name} wrote fact {i}" for name, last in acked.items() for i in range(last + 1)}
     assert expected - in_copy == set()
     assert "written before anyone else" in in_copy
@@ -115,6 +118,7 @@ def test_restore_refuses_a_newer_schema_and_a_damaged_copy(vault_path: Path, tmp
     conn = apsw.Connection(str(newer))
     conn.execute("INSERT INTO schema_migrations(name, applied_at) VALUES ('9999_future', 'x')")
     conn.close()
+    write_manifest(newer, VaultCounts(0, 0, 0, 0), encrypted=False)  # as a newer Vodou made it
     before = file_hashes(vault_path)
     with pytest.raises(VaultUnavailable, match="newer version"):
         restore_vault(newer, vault_path)

@@ -78,8 +78,10 @@ def test_encrypt_hides_canaries_before_and_after_everywhere(tmp_path: Path, vodo
     found = run_cli("--vault", str(vault_path), "mem", "search", "quokkacanary", "--json")
     assert found.code == 0, found.err
     assert BEFORE in found.out and AFTER in found.out
-    assert len(rolling.rolling_backups(backups, vault_path)) == 2 and len(list(backups.iterdir())) == 4
-    assert all(cipher.is_encrypted(p) for p in backups.iterdir())
+    copies = [p for p in backups.iterdir() if not p.name.endswith(".manifest")]
+    assert len(rolling.rolling_backups(backups, vault_path)) == 2 and len(copies) == 4
+    assert all(cipher.is_encrypted(p) for p in copies)
+    assert {p.name + ".manifest" for p in copies} == {p.name for p in backups.iterdir()} - {p.name for p in copies}
 
 
 def test_wrong_or_missing_key_is_one_line_and_changes_nothing(vault_path: Path,
@@ -235,3 +237,45 @@ def test_a_failed_change_leaves_the_vault_as_it_was_in_wal_mode(vault_path: Path
     assert cipher.is_encrypted(vault_path) == (way == "decrypt")
     left = {p.name for p in vault_path.parent.glob(f"{vault_path.name}*")}  # no copy, no rollback journal
     assert left - {f"{vault_path.name}-wal", f"{vault_path.name}-shm"} == {vault_path.name}
+
+
+def test_encrypt_names_the_copies_it_cannot_reach(vault_path: Path, tmp_path: Path) -> None:
+    with Vault.open(vault_path) as vault:
+        remember(vault, "a note kept in two places", Origin(kind="cli"))
+    own = tmp_path / "mine"
+    own.mkdir()
+    assert run_cli("--vault", str(vault_path), "backup", str(own / "copy.sqlite")).code == 0
+    assert run_cli("--vault", str(vault_path), "export", str(own / "all.jsonl")).code == 0
+    assert run_cli("--vault", str(vault_path), "backup").code == 0  # in the backups folder: reached
+    result = run_cli("--vault", str(vault_path), "encrypt")
+    assert result.code == 0, result.err
+    line = next(x for x in result.out.splitlines() if "outside its backups folder" in x)
+    assert line.startswith("2 copies") and str(own / "copy.sqlite") in line and str(own / "all.jsonl") in line
+    assert "not encrypted" in line and "never encrypted" in line
+    assert total_hits(own / "copy.sqlite", "a note kept in two places") > 0  # untouched, as it says
+
+
+def test_a_plain_copy_left_by_a_killed_decrypt_is_removed_at_the_next_start(vault_path: Path) -> None:
+    with Vault.open(vault_path) as vault:
+        remember(vault, "the lynxcanary sleeps", Origin(kind="cli"))
+    assert run_cli("--vault", str(vault_path), "encrypt").code == 0
+    left = vault_path.with_name(vault_path.name + ".decrypting")  # what decrypt killed midway left
+    left.write_bytes(b"SQLite format 3\x00 the lynxcanary sleeps")
+    result = run_cli("--vault", str(vault_path), "mem", "list")
+    assert result.code == 0 and "lynxcanary" in result.out
+    assert not left.exists() and cipher.is_encrypted(vault_path)
+    assert _raw_hits(vault_path.parent, "lynxcanary") == {}
+
+
+def test_an_empty_file_left_under_a_backups_name_does_not_stop_encrypt(tmp_path: Path) -> None:
+    vault_path, backups = tmp_path / "vault.sqlite", tmp_path / "backups"
+    config.save(config.Settings(backups_folder=str(backups)))
+    with Vault.open(vault_path) as vault:
+        remember(vault, "the empty name does not stop me", Origin(kind="cli"))
+    backups.mkdir()
+    empty = backups / "vault.sqlite.before-encrypt-20260101-000000"  # what a kill left before the safety copy
+    empty.touch()
+    result = run_cli("--vault", str(vault_path), "encrypt")
+    assert result.code == 0, result.err
+    assert "1 half-written or empty copies" in result.out
+    assert not empty.exists() and all(p.stat().st_size > 0 for p in backups.iterdir())

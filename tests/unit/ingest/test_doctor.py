@@ -54,7 +54,8 @@ def test_clean_vault_passes(vault, clean_code):
     checks = run_doctor(vault, code_root=clean_code)
     assert _failed(checks) == {}
     assert [c.name for c in checks] == ["sources_without_url", "mixed_batch_tags", "project_carve_out",
-                                        "policy_readers", "fts_integrity", "embeddings_missing", "resources"]
+                                        "policy_readers", "fts_integrity", "embeddings_missing", "resources",
+                                        "latest_backup"]
 
 
 def test_real_package_has_no_project_predicate_without_carve_out():

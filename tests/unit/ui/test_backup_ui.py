@@ -6,16 +6,21 @@ import dataclasses
 
 from PySide6.QtWidgets import QMessageBox
 
+from tests.support import total_hits
+from tests.unit.data.conftest import no_real_keyring  # noqa: F401  (autouse: the key file, never a real keyring)
 from tests.unit.ui.test_desktop import desktop  # noqa: F401  (the composed-app fixture)
 from vodou_desktop import config
+from vodou_desktop.data.backup import backup_vault
 from vodou_desktop.governance.sitemodes import SiteModes
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.ui.backup_dialogs import BackupFlow
 from vodou_desktop.ui.backup_schedule import RollingBackups
+from vodou_desktop.ui.encryption_flow import encrypt_sentence
 from vodou_desktop.ui.settings_dialog import SettingsDialog
 from vodou_desktop.ui.vault_swap import VaultSwap
-from vodou_desktop.vault import ALL_PROJECTS, FactFilter
+from vodou_desktop.vault import ALL_PROJECTS, FactFilter, cipher
 from vodou_desktop.vault import query as q
+from vodou_desktop.vault.keystore import VaultKeyStore
 
 
 def test_back_up_then_restore_from_the_file_menu_flow(qtbot, services, vault, tmp_path):
@@ -35,7 +40,7 @@ def test_back_up_then_restore_from_the_file_menu_flow(qtbot, services, vault, tm
     flow.file_dialog.selectFile(str(copy))
     flow.file_dialog.accept()
     qtbot.waitUntil(lambda: flow.confirm_box is not None and flow.confirm_box.isVisible())
-    assert "passed its integrity check and holds 1 memories" in flow.confirm_box.text()
+    assert "passed its checks (manifest, integrity, full-text index) and holds 1 memories" in flow.confirm_box.text()
     flow.confirm_box.button(QMessageBox.StandardButton.Yes).click()
     qtbot.waitUntil(lambda: swap.last is not None, timeout=30_000)
     ok, text = swap.last
@@ -88,3 +93,35 @@ def test_export_from_the_file_menu_flow(qtbot, services, vault, tmp_path):
     flow.file_dialog.accept()
     qtbot.waitUntil(lambda: any(text.startswith("Exported 1 memories") for _, text in services.messages.history))
     assert "exported from the app" in target.read_text() and target.stat().st_mode & 0o777 == 0o600
+
+
+def test_restoring_a_plain_backup_over_an_encrypted_vault_asks_first_and_keeps_encryption(
+        qtbot, services, vault, tmp_path):
+    remember(vault, "the ospreycanary in the plain backup", Origin("cli"))
+    copy = tmp_path / "plain.sqlite"
+    backup_vault(vault.path, copy)
+    swap = VaultSwap(services)
+    settings = dataclasses.replace(services.runtime.settings, backups_folder=str(tmp_path / "b"))
+    key = VaultKeyStore().get_or_create()
+    assert swap.run("Encrypting", lambda progress: encrypt_sentence(vault.path, key, progress, settings))
+    qtbot.waitUntil(lambda: swap.last is not None, timeout=30_000)
+    assert swap.last[0] and cipher.is_encrypted(vault.path)
+    swap.last = None
+
+    flow = BackupFlow(services, vault.path, None, swap)
+    flow.restore()
+    flow.file_dialog.selectFile(str(copy))
+    flow.file_dialog.accept()
+    qtbot.waitUntil(lambda: flow.confirm_box is not None and flow.confirm_box.isVisible())
+    box = flow.confirm_box
+    assert "NOT encrypted" in box.text() and cipher.is_encrypted(vault.path)  # asked; nothing done yet
+    assert box.defaultButton() is box.button(QMessageBox.StandardButton.Yes)
+    assert box.button(QMessageBox.StandardButton.Yes).text() == "Restore, keep it encrypted"
+    assert box.button(QMessageBox.StandardButton.No).text() == "Restore as a plain file"
+    box.button(QMessageBox.StandardButton.Yes).click()
+    qtbot.waitUntil(lambda: swap.last is not None, timeout=30_000)
+    ok, text = swap.last
+    assert ok and "encrypted with the vault's key" in text, text
+    assert cipher.is_encrypted(vault.path) and total_hits(vault.path, "ospreycanary") == 0
+    facts = vault.read(lambda c: q.list_facts(c, FactFilter(project=ALL_PROJECTS)))
+    assert [f.text for f in facts] == ["the ospreycanary in the plain backup"]

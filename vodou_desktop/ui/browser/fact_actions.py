@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from vodou_desktop.data.erase_copies import sentence as copies_sentence
 from vodou_desktop.ingest import remember as ingest
 from vodou_desktop.ui.prompts import TextPrompt, ask_to_confirm
 from vodou_desktop.ui.services import Services
@@ -167,11 +168,15 @@ class FactActions(QObject):
 
         self.confirm_box = ask_to_confirm(
             self._widget, "Erase memory",
-            f"Erase “{_short(fact.text)}” and all its revisions for good?\n\nErase cannot be undone; Forget can.",
+            f"Erase “{_short(fact.text)}” and all its revisions for good?\n\nThe backups Vodou keeps that hold it are "
+            "rewritten without it too. Erase cannot be undone; Forget can.",
             "Erase for good", erase_now)
 
     def _erased(self, result: dict[str, Any]) -> None:
-        self._services.messages.info(f"Erased {result['facts_erased']} memories (#{result['id']} and its revisions)")
+        copies = copies_sentence(result)
+        more = f"; {copies}" if copies else ""
+        self._services.messages.info(f"Erased {result['facts_erased']} memories (#{result['id']} and its "
+                                     f"revisions){more}")
 
     def link(self) -> None:
         fact, pages = self.fact, self._services.page_memory
