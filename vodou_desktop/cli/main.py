@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from vodou_desktop import __version__
+from vodou_desktop.cli.ids import resolve_id
 from vodou_desktop.errors import InvalidInput, KnownError
 from vodou_desktop.vault import cipher
 
@@ -92,6 +93,7 @@ def main(argv: Sequence[str]) -> int:
         return int(app_main(args))
     _ask_passphrase_on_terminal()
     try:
+        resolve_id(args)
         return int(args.func(args) or 0)
     except KnownError as exc:
         print(f"vodou: error: {exc}", file=sys.stderr)

@@ -10,6 +10,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 from functools import partial
 
+from vodou_desktop.cli.ids import add_id_argument
 from vodou_desktop.cli.output import describe_fact, ensure_embedded, fact_line, print_json, wrap
 from vodou_desktop.errors import InvalidInput, NotFound, PolicyRefused
 from vodou_desktop.governance.policy import require
@@ -54,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     search.set_defaults(func=cmd_search)
 
     show = msub.add_parser("show", help="show one memory")
-    show.add_argument("id", type=int)
+    add_id_argument(show)
     show.add_argument("--json", action="store_true")
     show.set_defaults(func=cmd_show)
 
@@ -71,7 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     lst.set_defaults(func=cmd_list)
 
     link = msub.add_parser("page-link", help="link a memory to a page (wins over any page: token)")
-    link.add_argument("id", type=int)
+    add_id_argument(link)
     link.add_argument("url")
     link.add_argument("--json", action="store_true")
     link.set_defaults(func=cmd_page_link)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from vodou_desktop.cli.ids import add_id_argument
 from vodou_desktop.cli.output import print_json
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.governance.forget import Forgetting
@@ -11,10 +12,10 @@ from vodou_desktop.runtime import Runtime
 
 
 def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    forget = msub.add_parser("forget", help="hide every memory from a site or a tool, or one memory (undoable)")
-    target = forget.add_mutually_exclusive_group(required=True)
+    forget = msub.add_parser("forget", help="hide one memory, or every memory from a site or a tool (undoable)")
+    target = forget.add_mutually_exclusive_group()
+    add_id_argument(forget, required=False, group=target)
     target.add_argument("--host", help="site to forget, with its subdomains")
-    target.add_argument("--id", type=int, help="one memory to forget")
     target.add_argument("--document", type=int, metavar="ID", help="one Library document to forget")
     target.add_argument("--tool", help="every memory written by this tool (an MCP client's name, cli, …)")
     target.add_argument("--undo", metavar="OP", help="undo a forget by its operation id")
@@ -24,8 +25,8 @@ def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type
     forget.set_defaults(func=cmd_forget)
 
     erase = msub.add_parser("erase", help="delete memories for good: text, index and journal")
-    target = erase.add_mutually_exclusive_group(required=True)
-    target.add_argument("--id", type=int, help="a memory and its revisions")
+    target = erase.add_mutually_exclusive_group()
+    add_id_argument(erase, required=False, group=target)
     target.add_argument("--host", help="every memory from a site and its subdomains")
     target.add_argument("--document", type=int, metavar="ID", help="one Library document")
     erase.add_argument("--documents", action="store_true",
@@ -39,7 +40,18 @@ def _open(args: argparse.Namespace) -> Runtime:
     return Runtime.open(args.vault, embedder="none")
 
 
+def _one_target(args: argparse.Namespace, options: tuple[str, ...], example: str) -> None:
+    """Exactly one of: the id (positional or --id) or one of ``options``."""
+    named = [f"--{o}" for o in options if getattr(args, o) is not None]
+    if args.id is not None and named:
+        raise InvalidInput(f"give the memory's id or {named[0]}, not both")
+    if args.id is None and not named:
+        raise InvalidInput(f"say what to {args.mem_command}: {example}")
+
+
 def cmd_forget(args: argparse.Namespace) -> int:
+    _one_target(args, ("host", "document", "tool", "undo"),
+                "a memory's id (vodou mem forget 3), --host SITE, --tool NAME or --document ID")
     if args.dry_run and not (args.host or args.tool):
         raise InvalidInput("--dry-run goes with --host or --tool")
     if args.documents and not args.host:
@@ -94,6 +106,7 @@ def _undone(result: dict[str, object]) -> str:
 
 
 def cmd_erase(args: argparse.Namespace) -> int:
+    _one_target(args, ("host", "document"), "a memory's id (vodou mem erase 3 --yes), --host SITE or --document ID")
     if not args.yes:
         raise InvalidInput("erase cannot be undone: add --yes to confirm (or use `vodou mem forget`, which can)")
     if args.documents and not args.host:
