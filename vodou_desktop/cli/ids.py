@@ -27,3 +27,8 @@ def resolve_id(args: argparse.Namespace) -> None:
     args.id = given if given is not None else option
     if args.id is None and args.id_required:
         raise InvalidInput(f"give the {args.id_what}'s id, e.g. `vodou mem {getattr(args, 'mem_command', 'show')} 3`")
+
+
+def short_op(op: str) -> str:
+    """The part of an operation id to type: ``op-c514912a7d8e`` → ``c514912a`` (``vodou undo`` takes a prefix)."""
+    return op.removeprefix("op-")[:8]

@@ -8,6 +8,7 @@ import sys
 import textwrap
 from typing import Any
 
+from vodou_desktop.cli.ids import short_op
 from vodou_desktop.governance.ages import format_age
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.search.backfill import backfill
@@ -63,8 +64,9 @@ def describe_fact(fact: Fact) -> list[str]:
         ("Revision", f"{fact.revision}" + (f", corrects #{fact.predecessor_id}" if fact.predecessor_id else "")),
     ]
     if fact.forgotten:
-        rows.append(("Forgotten", f"{format_age(fact.invalid_at, 'instant')} ({fact.invalidated_by or 'no reason'})"
-                                  " — undo with: vodou mem forget --undo OP"))
+        op = fact.invalidated_by or ""
+        undo = f"; undo with: vodou undo {short_op(op)}" if op.startswith("op-") else ""
+        rows.append(("Forgotten", f"{format_age(fact.invalid_at, 'instant')}{undo}"))
     if fact.superseded_by:
         rows.append(("Replaced by", f"#{fact.superseded_by} (this revision is never recalled)"))
     lines += [wrap(f"{name}: {value}", indent="  ") for name, value in rows if value]
