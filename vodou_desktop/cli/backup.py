@@ -15,7 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("backup", help="copy the whole vault into a checked backup file")
     p.add_argument("path", nargs="?", help="backup file or folder (default: the backups folder)")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_backup)
+    p.set_defaults(func=cmd_backup, needs_vault=True)
 
 
 def cmd_backup(args: argparse.Namespace) -> int:

@@ -28,10 +28,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     enc.add_argument("--passphrase", action="store_true",
                      help=f"use your own passphrase (from ${PASSPHRASE_ENV} or asked) instead of a stored key")
     enc.add_argument("--json", action="store_true")
-    enc.set_defaults(func=cmd_encrypt)
+    enc.set_defaults(func=cmd_encrypt, needs_vault=True)
     dec = sub.add_parser("decrypt", help="turn an encrypted vault back into a plain SQLite file")
     dec.add_argument("--json", action="store_true")
-    dec.set_defaults(func=cmd_decrypt)
+    dec.set_defaults(func=cmd_decrypt, needs_vault=True)
 
 
 def _progress(verb: str):  # type: ignore[no-untyped-def]

@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--format", choices=("jsonl", "markdown"), default="jsonl")
     p.add_argument("--project", help="only this project's memories and the global ones")
     p.add_argument("--include-forgotten", action="store_true", help="also forgotten memories (erased ones are gone)")
-    p.set_defaults(func=cmd_export)
+    p.set_defaults(func=cmd_export, needs_vault=True)
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -33,10 +33,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     actions = key.add_subparsers(dest="key_command", metavar="ACTION", required=True)
     show = actions.add_parser("show", help="print the recovery key (write it down or keep it in a password manager)")
     show.add_argument("--json", action="store_true")
-    show.set_defaults(func=cmd_show)
+    show.set_defaults(func=cmd_show, needs_vault=True)
     save = actions.add_parser("save", help="write the recovery key into a new private (0600) file")
     save.add_argument("path", help="the file to create (never overwritten)")
-    save.set_defaults(func=cmd_save)
+    save.set_defaults(func=cmd_save, needs_vault=True)
     restore = actions.add_parser(
         "restore", help="put the vault key back from its recovery key (lost keyring entry, new computer)")
     restore.add_argument("--from", dest="source", metavar="FILE", help="a file written by `vodou key save`")

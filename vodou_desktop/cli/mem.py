@@ -52,12 +52,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     search.add_argument("--entity", metavar="NAME", help="only memories that mention this person or thing")
     search.add_argument("--explain", action="store_true", help="show every factor of each score")
     search.add_argument("--json", action="store_true")
-    search.set_defaults(func=cmd_search)
+    search.set_defaults(func=cmd_search, needs_vault=True)
 
     show = msub.add_parser("show", help="show one memory")
     add_id_argument(show)
     show.add_argument("--json", action="store_true")
-    show.set_defaults(func=cmd_show)
+    show.set_defaults(func=cmd_show, needs_vault=True)
 
     lst = msub.add_parser("list", help="list memories, newest first")
     lst.add_argument("--host", help="only memories from this site (and its subdomains); a URL works too")
@@ -69,13 +69,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     lst.add_argument("--forgotten", action="store_true", help="include forgotten memories")
     lst.add_argument("-n", "--limit", type=int, default=50)
     lst.add_argument("--json", action="store_true")
-    lst.set_defaults(func=cmd_list)
+    lst.set_defaults(func=cmd_list, needs_vault=True)
 
     link = msub.add_parser("page-link", help="link a memory to a page (wins over any page: token)")
     add_id_argument(link)
     link.add_argument("url")
     link.add_argument("--json", action="store_true")
-    link.set_defaults(func=cmd_page_link)
+    link.set_defaults(func=cmd_page_link, needs_vault=True)
 
     # More `mem` actions live in their own modules (cli/mem_*.py), each with register_mem(msub).
     import vodou_desktop.cli as package

@@ -16,7 +16,7 @@ def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type
     p = msub.add_parser("dedupe", help="group near-duplicate memories and elect canonical copies")
     p.add_argument("--dry-run", action="store_true", help="show the groups, change nothing")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_dedupe)
+    p.set_defaults(func=cmd_dedupe, needs_vault=True)
 
 
 def _progress(done: int, total: int) -> None:

@@ -17,13 +17,13 @@ def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type
     add_id_argument(fix)
     fix.add_argument("text")
     fix.add_argument("--json", action="store_true")
-    fix.set_defaults(func=cmd_correct)
+    fix.set_defaults(func=cmd_correct, needs_vault=True)
 
     pin_ = msub.add_parser("pin", help="pin a memory so it outranks the rest (--off to unpin)")
     add_id_argument(pin_)
     pin_.add_argument("--off", action="store_true", help="unpin")
     pin_.add_argument("--json", action="store_true")
-    pin_.set_defaults(func=cmd_pin)
+    pin_.set_defaults(func=cmd_pin, needs_vault=True)
 
     mv = msub.add_parser("move", help="move a memory to another project, or make it global (kept in its history)")
     add_id_argument(mv)
@@ -31,7 +31,7 @@ def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type
     where.add_argument("--project", help="the project it belongs to")
     where.add_argument("--global", dest="to_global", action="store_true", help="make it global (every project)")
     mv.add_argument("--json", action="store_true")
-    mv.set_defaults(func=cmd_move)
+    mv.set_defaults(func=cmd_move, needs_vault=True)
 
 
 def _show(rt: Runtime, fact_id: int, as_json: bool, line: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from vodou_desktop.cli.confirm import confirm_erase
 from vodou_desktop.cli.ids import add_id_argument, short_op
 from vodou_desktop.cli.output import print_json
 from vodou_desktop.cli.undo import undo_operation, undone_sentence
@@ -25,18 +26,19 @@ def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type
     forget.add_argument("--documents", action="store_true", help="with --host: its Library documents too")
     forget.add_argument("--dry-run", action="store_true", help="only count what would be hidden")
     forget.add_argument("--json", action="store_true")
-    forget.set_defaults(func=cmd_forget)
+    forget.set_defaults(func=cmd_forget, needs_vault=True)
 
-    erase = msub.add_parser("erase", help="delete memories for good: text, index and journal")
+    erase = msub.add_parser("erase", help="delete memories for good: text, index and journal (asks first)")
     target = erase.add_mutually_exclusive_group()
     add_id_argument(erase, required=False, group=target)
     target.add_argument("--host", help="every memory from a site and its subdomains")
     target.add_argument("--document", type=int, metavar="ID", help="one Library document")
     erase.add_argument("--documents", action="store_true",
                        help="with --host: erase its Library documents too (otherwise they are kept)")
-    erase.add_argument("--yes", action="store_true", help="confirm: erase cannot be undone")
+    erase.add_argument("--yes", action="store_true", help="confirm without being asked: erase cannot be undone"
+                       " (`vodou mem forget` hides instead, and can be undone)")
     erase.add_argument("--json", action="store_true")
-    erase.set_defaults(func=cmd_erase)
+    erase.set_defaults(func=cmd_erase, needs_vault=True)
 
 
 def _open(args: argparse.Namespace) -> Runtime:
@@ -102,10 +104,12 @@ def _forgot_sentence(args: argparse.Namespace, result: dict[str, Any]) -> str:
 
 def cmd_erase(args: argparse.Namespace) -> int:
     _one_target(args, ("host", "document"), "a memory's id (vodou mem erase 3 --yes), --host SITE or --document ID")
-    if not args.yes:
-        raise InvalidInput("erase cannot be undone: add --yes to confirm (or use `vodou mem forget`, which can)")
     if args.documents and not args.host:
         raise InvalidInput("--documents goes with --host")
+    what = (f"memory #{args.id} and its revisions" if args.id is not None
+            else f"library document #{args.document}" if args.document is not None
+            else f"every memory from {args.host}" + (" and its library documents" if args.documents else ""))
+    confirm_erase(args, what, "vodou mem erase")
     with _open(args) as rt:
         forgetting = Forgetting(rt.vault)
         if args.id is not None:

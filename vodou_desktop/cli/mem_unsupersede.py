@@ -16,7 +16,7 @@ def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type
     p = msub.add_parser("unsupersede", help="restore a memory that a newer contradicting one superseded")
     add_id_argument(p)
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_unsupersede)
+    p.set_defaults(func=cmd_unsupersede, needs_vault=True)
 
 
 def cmd_unsupersede(args: argparse.Namespace) -> int:

@@ -18,7 +18,7 @@ OWNER = FactFilter(project=ALL_PROJECTS)
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("stats", help="how many memories, by project, kind and site")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_stats)
+    p.set_defaults(func=cmd_stats, needs_vault=True)
 
 
 def read_stats(conn: Any) -> dict[str, Any]:

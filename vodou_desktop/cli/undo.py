@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                                    "(a few characters are enough). Erase deletes for good and cannot be undone.")
     p.add_argument("op", nargs="?", metavar="OP", help="the operation's id, or its first characters")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_undo)
+    p.set_defaults(func=cmd_undo, needs_vault=True)
 
 
 def undo_operation(rt: Runtime, given: str | None) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -16,6 +16,7 @@ def _vault_arg(path: Path) -> list[str]:
 
 def test_sites_acceptance(tmp_path: Path) -> None:
     v = _vault_arg(tmp_path / "v.sqlite")
+    assert run_cli(*v, "sites", "pause", "off").code == 0  # a write makes the vault (a read would refuse)
     got = run_cli(*v, "sites", "get", "www.chase.com", "--json")
     assert got.code == 0, got.err
     data = json.loads(got.out)
