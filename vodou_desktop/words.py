@@ -16,7 +16,9 @@ MODE_WORDS = {"off": "Off", "suggest": "Suggest", "collect": "Collect"}
 GLOBAL = "global"
 
 _IRREGULAR = {"memory": "memories", "operator memory": "operator memories", "is": "are", "was": "were",
-              "entry": "entries", "copy": "copies"}
+              "entry": "entries", "copy": "copies",
+              "entity": "entities", "flush": "flushes", "set of near-duplicates": "sets of near-duplicates",
+              "memory updated": "memories updated", "action": "actions"}
 
 # Where a memory came from, by its source kind, when it has no web site.
 SOURCE_WORDS = {

@@ -19,6 +19,7 @@ from vodou_desktop.data.encryption import ConversionReport, decrypt_vault, encry
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.vault.cipher import PASSPHRASE_ENV
 from vodou_desktop.vault.keystore import VaultKeyStore
+from vodou_desktop.words import plural
 
 MIN_PASSPHRASE = 8
 
@@ -85,4 +86,5 @@ def _print(args: argparse.Namespace, report: ConversionReport, head: str) -> Non
     print(f"{head}. {report.counts.sentence()}.")
     print(f"a verified copy was made first: {report.backup}")
     if report.backups_converted:
-        print(f"{report.backups_converted} earlier backups in the backups folder were encrypted too")
+        print(f"{plural(report.backups_converted, 'earlier backup')} in the backups folder "
+              f"{'was' if report.backups_converted == 1 else 'were'} encrypted too")

@@ -165,7 +165,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         return 0
     _write_private(args.file, text)
-    print(f"exported {len(snapshot['memories'])} memories and {len(snapshot['history'])} earlier revision(s) "
+    print(f"exported {plural(len(snapshot['memories']), 'operator memory')} and "
+          f"{plural(len(snapshot['history']), 'earlier revision')} "
           f"to {args.file}")
     return 0
 

@@ -30,6 +30,7 @@ from vodou_desktop.vault.cipher import apply_key, key_for
 from vodou_desktop.vault.connection import create_private_file, open_connection, scalar, translate_errors
 from vodou_desktop.vault.migrations import applied_migrations
 from vodou_desktop.vault.schema import MIGRATIONS
+from vodou_desktop.words import plural
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +46,8 @@ class VaultCounts:
     operator_memories: int
 
     def sentence(self) -> str:
-        return (f"{self.memories} memories ({self.forgotten} forgotten), {self.documents} library documents, "
-                f"{self.operator_memories} operator memories")
+        return (f"{plural(self.memories, 'memory')} ({self.forgotten} forgotten), "
+                f"{plural(self.documents, 'library document')}, {plural(self.operator_memories, 'operator memory')}")
 
 
 @dataclass(frozen=True)

@@ -117,7 +117,7 @@ def test_export_to_stdout_and_to_a_private_file(tmp_path: Path) -> None:
     assert [m["content"] for m in data["memories"]] == ["Answer in English"]
     assert [h["content"] for h in data["history"]] == ["Answer in French"]
     target = tmp_path / "opm.json"
-    assert "exported 1 memories" in ok("opm", "export", str(target))
+    assert "exported 1 operator memory and 1 earlier revision" in ok("opm", "export", str(target))
     assert json.loads(target.read_text())["history"] == data["history"]
     assert stat.S_IMODE(os.stat(target).st_mode) == 0o600
     assert "cannot write" in fails("opm", "export", str(tmp_path / "missing" / "x.json"))
