@@ -28,7 +28,8 @@ def width() -> int:
 
 
 def wrap(text: str, indent: str = "", first: str | None = None) -> str:
-    """``text`` wrapped to the terminal, paragraphs kept, following lines indented by ``indent``."""
+    """``text`` wrapped to the terminal, paragraphs kept, following lines indented by ``indent``; the
+    first line by ``first`` (a hanging indent with ``first=""``; by default the same as the rest)."""
     head = indent if first is None else first
     lines: list[str] = []
     for i, para in enumerate(text.splitlines() or [""]):
@@ -47,7 +48,7 @@ def fact_line(fact: Fact, score: float | None = None) -> str:
     head = f"{score:7.3f} " if score is not None else ""
     text = " ".join(fact.text.split())
     line = f"{head}#{fact.id}{pin}{where} {text}  — {kind_words(fact.kind)}, {fact_source(fact)}, {age}{status}"
-    return wrap(line, indent=" " * (len(head) + 4))
+    return wrap(line, indent=" " * (len(head) + 4), first="")  # hanging: the id at the margin, text under it
 
 
 def describe_fact(fact: Fact) -> list[str]:
@@ -69,7 +70,7 @@ def describe_fact(fact: Fact) -> list[str]:
         rows.append(("Forgotten", f"{format_age(fact.invalid_at, 'instant')}{undo}"))
     if fact.superseded_by:
         rows.append(("Replaced by", f"#{fact.superseded_by} (this revision is never recalled)"))
-    lines += [wrap(f"{name}: {value}", indent="  ") for name, value in rows if value]
+    lines += [wrap(f"{name}: {value}", indent="    ", first="  ") for name, value in rows if value]
     return lines
 
 
