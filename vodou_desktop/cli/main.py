@@ -17,9 +17,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import apsw
+
 from vodou_desktop import __version__, paths
 from vodou_desktop.cli.ids import resolve_id
-from vodou_desktop.errors import InvalidInput, KnownError, VaultUnavailable
+from vodou_desktop.errors import InvalidInput, KnownError, VaultUnavailable, from_sqlite
 from vodou_desktop.vault import cipher
 
 EXIT_USAGE = 2
@@ -117,6 +119,12 @@ def main(argv: Sequence[str]) -> int:
         return int(args.func(args) or 0)
     except KnownError as exc:
         print(f"vodou: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except apsw.Error as exc:  # an environment error that escaped the vault's own translation
+        known = from_sqlite(exc, paths.vault_path(args.vault))
+        if known is None:
+            raise  # our bug: the traceback is ours to read
+        print(f"vodou: error: {known}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("vodou: interrupted", file=sys.stderr)

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from vodou_desktop.cli.confirm import confirm_erase
 from vodou_desktop.cli.output import print_json
 from vodou_desktop.errors import InvalidInput
+from vodou_desktop.governance.ages import format_age, format_date
 from vodou_desktop.governance.opm import CATEGORIES, OperatorMemory, Outcome, OwnedMemory
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.words import plural
@@ -91,14 +92,15 @@ def cmd_list(args: argparse.Namespace) -> int:
     for m in owned:
         print(_line(m))
         for h in m.history:
-            print(f"    r{h.revision} superseded {h.superseded_at} by r{h.successor_revision}: "
+            print(f"    r{h.revision} replaced {format_age(h.superseded_at)} by r{h.successor_revision}: "
                   f"{h.content}  (source {h.source_ref})")
     return 0
 
 
 def _line(m: OwnedMemory) -> str:
     r = m.memory
-    expiry = f"expires {r.expires_at}" if m.status == "active" else f"EXPIRED {r.expires_at}"
+    expiry = (("never expires" if r.expires_at is None else f"expires {format_date(r.expires_at)}")
+              if m.status == "active" else f"EXPIRED {format_date(r.expires_at)}")
     source = f"source {r.source_ref}" + (f", first {r.original_source_ref}" if r.original_source_ref != r.source_ref
                                          else "")
     return f"{r.id}  {r.category}  r{r.revision}  {m.status}  {r.content}  ({source}; {expiry})"
@@ -109,7 +111,8 @@ def _report(outcome: Outcome, as_json: bool) -> int:
         print_json({"action": outcome.action, "memory": outcome.memory.as_json()})
     else:
         r = outcome.memory
-        print(f"{outcome.action} {r.id} ({r.category}, revision {r.revision}, expires {r.expires_at})")
+        expires = "never expires" if r.expires_at is None else f"expires {format_date(r.expires_at)}"
+        print(f"{outcome.action} {r.id} ({r.category}, revision {r.revision}, {expires})")
     return 0
 
 

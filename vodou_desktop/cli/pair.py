@@ -17,6 +17,7 @@ from vodou_desktop.bridge.server import read_port_file
 from vodou_desktop.bridge.tokens import TokenStore
 from vodou_desktop.cli.output import print_json
 from vodou_desktop.errors import InvalidInput, KnownError
+from vodou_desktop.governance.ages import format_age
 
 POLL_S = 0.25
 
@@ -65,7 +66,7 @@ def _list(args: argparse.Namespace) -> int:
     if not pairings:
         print("no paired extensions")
     for p in pairings:
-        print(f"{p.extension_id}  paired {p.created_at}")
+        print(f"{p.extension_id}  paired {format_age(p.created_at)}")
     return 0
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import apsw
 
-from vodou_desktop.errors import InvalidInput, VaultUnavailable
+from vodou_desktop.errors import InvalidInput, VaultUnavailable, damaged_vault, newer_vault, not_a_vault
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault import query as q
 from vodou_desktop.vault.cipher import apply_key, key_for
@@ -94,7 +94,7 @@ def backup_vault(vault: Path, dest: Path, *, progress: Progress | None = None) -
     try:
         with translate_errors(vault):
             _copy(source, partial, dest_key, progress)
-        counts = check_copy(partial, dest_key)
+        counts = check_copy(partial, dest_key, shown=vault)
     except BaseException:
         remove_with_side_files(partial)
         raise
@@ -128,23 +128,24 @@ def _copy(source: apsw.Connection, partial: Path, key: str | None, progress: Pro
         target.close()
 
 
-def check_copy(path: Path, key: str | None = None) -> VaultCounts:
-    """Integrity of a copy and what it holds; refuses a non-vault and a newer schema."""
+def check_copy(path: Path, key: str | None = None, *, shown: Path | None = None) -> VaultCounts:
+    """Integrity of a copy and what it holds; refuses a non-vault and a newer schema. Messages name
+    ``shown`` (the vault a fresh copy was taken from) or else ``path``."""
+    shown = shown or path
     conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
     try:
-        with translate_errors(path):
+        with translate_errors(shown):
             if key is not None:
                 apply_key(conn, key)
             result = [row[0] for row in conn.execute("PRAGMA integrity_check")]
             if result != ["ok"]:
-                raise VaultUnavailable(f"The copy {path} fails SQLite's integrity check: {result[0]}")
+                log.info("integrity_check of %s: %s", path, "; ".join(map(str, result))[:500])
+                raise damaged_vault(shown, "vault" if shown != path else "backup")
             done = applied_migrations(conn)
             if not done:
-                raise VaultUnavailable(f"{path} is an SQLite database but not a Vodou vault")
-            unknown = [name for name in done if name not in {n for n, _ in MIGRATIONS}]
-            if unknown:
-                raise VaultUnavailable(f"{path} was written by a newer version of Vodou (schema step "
-                                       f"{unknown[-1]!r}); upgrade Vodou to use it")
+                raise not_a_vault(shown)
+            if [name for name in done if name not in {n for n, _ in MIGRATIONS}]:
+                raise newer_vault(shown, "vault" if shown != path else "backup")
             return count_contents(conn)
     finally:
         conn.close()

@@ -50,7 +50,7 @@ def test_add_correct_reauth_and_list() -> None:
     [full] = json.loads(ok("opm", "list", "--json", "--all"))
     assert [(h["revision"], h["content"]) for h in full["history"]] == [(1, "Use metric units")]
     text = ok("opm", "list", "--all")
-    assert mid in text and "r1 superseded" in text and "Use metric units" in text
+    assert mid in text and "r1 replaced" in text and "Use metric units" in text
 
 
 def test_identical_add_reauthorizes_and_equivalent_add_is_refused() -> None:
