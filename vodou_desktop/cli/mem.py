@@ -29,7 +29,7 @@ from vodou_desktop.words import FACT_KINDS, LIST_KINDS, score_details, why_match
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    mem = sub.add_parser("mem", help="add, search and manage memories")
+    mem = sub.add_parser("mem", help="add, search and manage memories: forget hides (undoable), erase deletes for good")
     msub = mem.add_subparsers(dest="mem_command", metavar="ACTION", required=True)
 
     add = msub.add_parser("add", help="remember something")
