@@ -3,6 +3,7 @@ nothing to undo and erase are one-line refusals."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -90,4 +91,21 @@ def test_erase_is_never_undone_and_says_so(vault_arg: list[str]) -> None:
     last = run_cli(*vault_arg, "undo")  # the forget before the erase, with a note about the erase
     assert last.code == 0 and last.out.startswith("undid forgetting memory #2")
     assert "erasing memory #1 (just now), cannot be undone" in last.err
+    assert _visible(vault_arg) == ["Ferns like shade"]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_mem_erase_asks_on_a_terminal_and_says_it_is_for_good(vault_arg: list[str],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.stdin", _Terminal("no\n"))
+    kept = run_cli(*vault_arg, "mem", "erase", "1")
+    assert kept.code == 2 and "Erase memory #1 and its revisions for good? This cannot be undone." in kept.err
+    assert "nothing was erased" in kept.err and len(_visible(vault_arg)) == 2
+    monkeypatch.setattr("sys.stdin", _Terminal("yes\n"))
+    erased = run_cli(*vault_arg, "mem", "erase", "1")
+    assert erased.code == 0 and erased.out == "erased 1 memory (#1) for good\n"
     assert _visible(vault_arg) == ["Ferns like shade"]
