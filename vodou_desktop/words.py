@@ -16,7 +16,9 @@ MODE_WORDS = {"off": "Off", "suggest": "Suggest", "collect": "Collect"}
 GLOBAL = "global"
 
 _IRREGULAR = {"memory": "memories", "operator memory": "operator memories", "is": "are", "was": "were",
-              "entry": "entries", "copy": "copies"}
+              "entry": "entries", "copy": "copies",
+              "entity": "entities", "flush": "flushes", "set of near-duplicates": "sets of near-duplicates",
+              "memory updated": "memories updated", "action": "actions"}
 
 # Where a memory came from, by its source kind, when it has no web site.
 SOURCE_WORDS = {
@@ -45,6 +47,21 @@ def plural(count: int, word: str) -> str:
     if count == 1:
         return f"1 {word}"
     return f"{count} {_IRREGULAR.get(word, word + 's')}"
+
+
+def operation_words(kind: str, target: str | None) -> str:
+    """What a journaled operation did, in words: "forgetting memory #3", "erasing the memories from x.org"."""
+    site = "a site erased since" if (target or "").startswith("host-hmac:") else target
+    words = {
+        "forget_fact": f"forgetting memory #{target}",
+        "forget_document": f"forgetting library document #{target}",
+        "forget_host": f"forgetting the memories from {site}",
+        "forget_tool": f"forgetting the memories written by {target}",
+        "erase_fact": f"erasing memory #{target}",
+        "erase_document": f"erasing library document #{target}",
+        "erase_host": "erasing the memories from a site",  # an erased site's name is not kept
+    }
+    return words.get(kind, kind.replace("_", " "))
 
 
 def mode_words(mode: str | None) -> str:

@@ -14,6 +14,7 @@ from vodou_desktop.ingest import window as w
 from vodou_desktop.ingest.settle import settle_new_facts
 from vodou_desktop.ingest.watch import SessionWatcher
 from vodou_desktop.runtime import Runtime
+from vodou_desktop.words import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -53,8 +54,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
         while not stop.wait(0.2):
             pass
         stats = watcher.stop()
-    print(f"captured {stats.entries} prompts and {stats.inbox_files} inbox files; "
-          f"{stats.flushes} flushes, {stats.facts} memories")
+    print(f"captured {plural(stats.entries, 'prompt')} and {plural(stats.inbox_files, 'inbox file')}; "
+          f"{plural(stats.flushes, 'flush')}, {plural(stats.facts, 'memory')}")
     return 0
 
 
@@ -68,7 +69,7 @@ def cmd_flush(args: argparse.Namespace) -> int:
         print("nothing buffered")
     else:
         where = f"project {report.label.project}" if report.label and report.label.project else "global"
-        print(f"flushed {report.entries} prompts into {len(report.fact_ids)} memories ({where})")
+        print(f"flushed {plural(report.entries, 'prompt')} into {plural(len(report.fact_ids), 'memory')} ({where})")
     return 0
 
 

@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--verbose", dest="audits", action="store_true",
                    help="also show the developer audits (provenance, project tags, code) in detail")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_doctor)
+    p.set_defaults(func=cmd_doctor, needs_vault=True)
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

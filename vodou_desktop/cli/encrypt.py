@@ -19,6 +19,7 @@ from vodou_desktop.data.encryption import ConversionReport, decrypt_vault, encry
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.vault.cipher import PASSPHRASE_ENV
 from vodou_desktop.vault.keystore import VaultKeyStore
+from vodou_desktop.words import plural
 
 MIN_PASSPHRASE = 8
 
@@ -28,10 +29,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     enc.add_argument("--passphrase", action="store_true",
                      help=f"use your own passphrase (from ${PASSPHRASE_ENV} or asked) instead of a stored key")
     enc.add_argument("--json", action="store_true")
-    enc.set_defaults(func=cmd_encrypt)
+    enc.set_defaults(func=cmd_encrypt, needs_vault=True)
     dec = sub.add_parser("decrypt", help="turn an encrypted vault back into a plain SQLite file")
     dec.add_argument("--json", action="store_true")
-    dec.set_defaults(func=cmd_decrypt)
+    dec.set_defaults(func=cmd_decrypt, needs_vault=True)
 
 
 def _progress(verb: str):  # type: ignore[no-untyped-def]
@@ -89,8 +90,10 @@ def _print(args: argparse.Namespace, report: ConversionReport, head: str) -> Non
         print(f"{head}. {report.counts.sentence()}.")
         print(f"a verified copy was made first: {report.backup}")
     if report.backups_converted:
-        print(f"{report.backups_converted} earlier backups in the backups folder were encrypted too")
+        print(f"{plural(report.backups_converted, 'earlier backup')} in the backups folder "
+              f"{'was' if report.backups_converted == 1 else 'were'} encrypted too")
     if report.leftovers_removed:
-        print(f"{report.leftovers_removed} half-written or empty copies left by an interrupted operation were removed")
+        print(f"{plural(report.leftovers_removed, 'copy')} left half-written or empty by an interrupted operation"
+              f" {'was' if report.leftovers_removed == 1 else 'were'} removed")
     if report.not_reached_sentence():
         print(report.not_reached_sentence())

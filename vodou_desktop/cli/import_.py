@@ -36,9 +36,9 @@ def cmd_import_vodou(args: argparse.Namespace) -> int:
     if args.json:
         print_json(counts)
     else:
-        print(f"imported {counts['memory']} memories, {counts['document']} library documents, "
-              f"{counts['operator_memory']} operator memories, {counts['site_rule']} site rules and "
-              f"{counts['entity']} entities; meaning search catches up as they are embedded")
+        print(f"imported {plural(counts['memory'], 'memory')}, {plural(counts['document'], 'library document')}, "
+              f"{plural(counts['operator_memory'], 'operator memory')}, {plural(counts['site_rule'], 'site rule')}"
+              f" and {plural(counts['entity'], 'entity')}; meaning search catches up as they are embedded")
     return 0
 
 
@@ -46,7 +46,7 @@ def _progress(done: int, total: int) -> None:
     """Progress on a terminal only: a script or a log file gets the summary line alone."""
     if not sys.stderr.isatty():
         return
-    sys.stderr.write(f"\rimporting: {done}/{total} conversations")
+    sys.stderr.write(f"\rimporting: {done}/{plural(total, 'conversation')}")
     if done >= total:
         sys.stderr.write("\n")
     sys.stderr.flush()
@@ -59,8 +59,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report.as_json())
     else:
-        print(f"{report.conversations} conversations read, {report.imported} imported "
-              f"({report.messages} new messages, {plural(report.facts, 'memory')})")
+        print(f"{plural(report.conversations, 'conversation')} read, {report.imported} imported "
+              f"({plural(report.messages, 'new message')}, {plural(report.facts, 'memory')})")
         for problem in report.malformed:
             print(f"skipped malformed conversation: {problem}")
     return 1 if report.malformed else 0

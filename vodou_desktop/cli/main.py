@@ -17,8 +17,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from vodou_desktop import __version__
-from vodou_desktop.errors import InvalidInput, KnownError
+import apsw
+
+from vodou_desktop import __version__, paths
+from vodou_desktop.cli.ids import resolve_id
+from vodou_desktop.errors import InvalidInput, KnownError, VaultUnavailable, from_sqlite
 from vodou_desktop.vault import cipher
 
 EXIT_USAGE = 2
@@ -74,6 +77,25 @@ def check_vault_arg(vault: str | None) -> None:
         raise InvalidInput(f"--vault {vault} is a folder; give the vault file, e.g. {path / 'vodou.sqlite'}")
 
 
+def check_vault_exists(args: argparse.Namespace) -> None:
+    """A command that reads the vault, or changes what is already in it (``needs_vault`` in its
+    defaults), refuses a path with no vault and creates nothing there: a mistyped ``--vault`` or
+    ``VODOU_VAULT`` must not leave an empty vault behind. Commands that add something make the
+    vault on first use."""
+    needs = getattr(args, "needs_vault", False)
+    if callable(needs):
+        needs = needs(args)
+    if not needs:
+        return
+    path = paths.vault_path(args.vault)
+    if path.is_file():
+        return
+    if args.vault or os.environ.get("VODOU_VAULT"):
+        given = "--vault" if args.vault else "$VODOU_VAULT"
+        raise VaultUnavailable(f"no vault at {path}; check {given} (nothing was created)")
+    raise VaultUnavailable(f"no vault yet at {path}; the first memory you add makes it (vodou mem add TEXT)")
+
+
 def main(argv: Sequence[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(list(argv))
@@ -83,6 +105,7 @@ def main(argv: Sequence[str]) -> int:
     )
     try:
         check_vault_arg(args.vault)
+        check_vault_exists(args)
     except KnownError as exc:
         print(f"vodou: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -92,9 +115,16 @@ def main(argv: Sequence[str]) -> int:
         return int(app_main(args))
     _ask_passphrase_on_terminal()
     try:
+        resolve_id(args)
         return int(args.func(args) or 0)
     except KnownError as exc:
         print(f"vodou: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except apsw.Error as exc:  # an environment error that escaped the vault's own translation
+        known = from_sqlite(exc, paths.vault_path(args.vault))
+        if known is None:
+            raise  # our bug: the traceback is ours to read
+        print(f"vodou: error: {known}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("vodou: interrupted", file=sys.stderr)

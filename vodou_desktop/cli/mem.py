@@ -10,6 +10,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 from functools import partial
 
+from vodou_desktop.cli.ids import add_id_argument
 from vodou_desktop.cli.output import describe_fact, ensure_embedded, fact_line, print_json, wrap
 from vodou_desktop.errors import InvalidInput, NotFound, PolicyRefused
 from vodou_desktop.governance.policy import require
@@ -28,7 +29,7 @@ from vodou_desktop.words import FACT_KINDS, LIST_KINDS, score_details, why_match
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    mem = sub.add_parser("mem", help="add, search and manage memories")
+    mem = sub.add_parser("mem", help="add, search and manage memories: forget hides (undoable), erase deletes for good")
     msub = mem.add_subparsers(dest="mem_command", metavar="ACTION", required=True)
 
     add = msub.add_parser("add", help="remember something")
@@ -51,12 +52,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     search.add_argument("--entity", metavar="NAME", help="only memories that mention this person or thing")
     search.add_argument("--explain", action="store_true", help="show every factor of each score")
     search.add_argument("--json", action="store_true")
-    search.set_defaults(func=cmd_search)
+    search.set_defaults(func=cmd_search, needs_vault=True)
 
     show = msub.add_parser("show", help="show one memory")
-    show.add_argument("id", type=int)
+    add_id_argument(show)
     show.add_argument("--json", action="store_true")
-    show.set_defaults(func=cmd_show)
+    show.set_defaults(func=cmd_show, needs_vault=True)
 
     lst = msub.add_parser("list", help="list memories, newest first")
     lst.add_argument("--host", help="only memories from this site (and its subdomains); a URL works too")
@@ -68,13 +69,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     lst.add_argument("--forgotten", action="store_true", help="include forgotten memories")
     lst.add_argument("-n", "--limit", type=int, default=50)
     lst.add_argument("--json", action="store_true")
-    lst.set_defaults(func=cmd_list)
+    lst.set_defaults(func=cmd_list, needs_vault=True)
 
     link = msub.add_parser("page-link", help="link a memory to a page (wins over any page: token)")
-    link.add_argument("id", type=int)
+    add_id_argument(link)
     link.add_argument("url")
     link.add_argument("--json", action="store_true")
-    link.set_defaults(func=cmd_page_link)
+    link.set_defaults(func=cmd_page_link, needs_vault=True)
 
     # More `mem` actions live in their own modules (cli/mem_*.py), each with register_mem(msub).
     import vodou_desktop.cli as package

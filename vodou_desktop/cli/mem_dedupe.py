@@ -10,17 +10,18 @@ from vodou_desktop.errors import KnownError
 from vodou_desktop.ingest.dedupe import dedupe_scan
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.search.embedder import EmbedderState
+from vodou_desktop.words import plural
 
 
 def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = msub.add_parser("dedupe", help="group near-duplicate memories and elect canonical copies")
     p.add_argument("--dry-run", action="store_true", help="show the groups, change nothing")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_dedupe)
+    p.set_defaults(func=cmd_dedupe, needs_vault=True)
 
 
 def _progress(done: int, total: int) -> None:
-    sys.stderr.write(f"\rdedupe: {done}/{total} memories compared")
+    sys.stderr.write(f"\rdedupe: {done}/{plural(total, 'memory')} compared")
     if done >= total:
         sys.stderr.write("\n")
     sys.stderr.flush()
@@ -36,8 +37,8 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         print_json({**report.as_json(), "dry_run": args.dry_run})
         return 0
     verb = "would group" if args.dry_run else "grouped"
-    print(f"scanned {report.scanned} memories; {verb} {len(report.groups)} sets of near-duplicates"
-          + ("" if args.dry_run else f" ({report.changed} memories updated)"))
+    print(f"scanned {plural(report.scanned, 'memory')}; {verb} {plural(len(report.groups), 'set of near-duplicates')}"
+          + ("" if args.dry_run else f" ({plural(report.changed, 'memory updated')})"))
     for group in report.groups:
         print(f"  canonical #{group[0]}: duplicates " + ", ".join(f"#{i}" for i in group[1:]))
     return 0

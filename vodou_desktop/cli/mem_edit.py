@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from vodou_desktop.cli.ids import add_id_argument
 from vodou_desktop.cli.output import print_json
 from vodou_desktop.ingest.remember import correct, move, pin
 from vodou_desktop.runtime import Runtime
@@ -13,24 +14,24 @@ from vodou_desktop.vault import query as q
 
 def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     fix = msub.add_parser("correct", help="write a corrected revision of a memory (the old one is kept as history)")
-    fix.add_argument("id", type=int)
+    add_id_argument(fix)
     fix.add_argument("text")
     fix.add_argument("--json", action="store_true")
-    fix.set_defaults(func=cmd_correct)
+    fix.set_defaults(func=cmd_correct, needs_vault=True)
 
     pin_ = msub.add_parser("pin", help="pin a memory so it outranks the rest (--off to unpin)")
-    pin_.add_argument("id", type=int)
+    add_id_argument(pin_)
     pin_.add_argument("--off", action="store_true", help="unpin")
     pin_.add_argument("--json", action="store_true")
-    pin_.set_defaults(func=cmd_pin)
+    pin_.set_defaults(func=cmd_pin, needs_vault=True)
 
     mv = msub.add_parser("move", help="move a memory to another project, or make it global (kept in its history)")
-    mv.add_argument("id", type=int)
+    add_id_argument(mv)
     where = mv.add_mutually_exclusive_group(required=True)
     where.add_argument("--project", help="the project it belongs to")
     where.add_argument("--global", dest="to_global", action="store_true", help="make it global (every project)")
     mv.add_argument("--json", action="store_true")
-    mv.set_defaults(func=cmd_move)
+    mv.set_defaults(func=cmd_move, needs_vault=True)
 
 
 def _show(rt: Runtime, fact_id: int, as_json: bool, line: str) -> None:

@@ -24,7 +24,7 @@ def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--project", help="only this project and global memories")
     p.add_argument("--scan", action="store_true", help="find entities in every memory first")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_entity)
+    p.set_defaults(func=cmd_entity, needs_vault=True)
 
 
 def cmd_entity(args: argparse.Namespace) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from vodou_desktop.cli.ids import add_id_argument
 from vodou_desktop.cli.output import print_json
 from vodou_desktop.ingest.supersede import unsupersede
 from vodou_desktop.runtime import Runtime
@@ -13,9 +14,9 @@ from vodou_desktop.vault import query as q
 
 def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = msub.add_parser("unsupersede", help="restore a memory that a newer contradicting one superseded")
-    p.add_argument("id", type=int)
+    add_id_argument(p)
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_unsupersede)
+    p.set_defaults(func=cmd_unsupersede, needs_vault=True)
 
 
 def cmd_unsupersede(args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ import sys
 import textwrap
 from typing import Any
 
+from vodou_desktop.cli.ids import short_op
 from vodou_desktop.governance.ages import format_age
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.search.backfill import backfill
@@ -27,7 +28,8 @@ def width() -> int:
 
 
 def wrap(text: str, indent: str = "", first: str | None = None) -> str:
-    """``text`` wrapped to the terminal, paragraphs kept, following lines indented by ``indent``."""
+    """``text`` wrapped to the terminal, paragraphs kept, following lines indented by ``indent``; the
+    first line by ``first`` (a hanging indent with ``first=""``; by default the same as the rest)."""
     head = indent if first is None else first
     lines: list[str] = []
     for i, para in enumerate(text.splitlines() or [""]):
@@ -46,7 +48,7 @@ def fact_line(fact: Fact, score: float | None = None) -> str:
     head = f"{score:7.3f} " if score is not None else ""
     text = " ".join(fact.text.split())
     line = f"{head}#{fact.id}{pin}{where} {text}  — {kind_words(fact.kind)}, {fact_source(fact)}, {age}{status}"
-    return wrap(line, indent=" " * (len(head) + 4))
+    return wrap(line, indent=" " * (len(head) + 4), first="")  # hanging: the id at the margin, text under it
 
 
 def describe_fact(fact: Fact) -> list[str]:
@@ -63,11 +65,12 @@ def describe_fact(fact: Fact) -> list[str]:
         ("Revision", f"{fact.revision}" + (f", corrects #{fact.predecessor_id}" if fact.predecessor_id else "")),
     ]
     if fact.forgotten:
-        rows.append(("Forgotten", f"{format_age(fact.invalid_at, 'instant')} ({fact.invalidated_by or 'no reason'})"
-                                  " — undo with: vodou mem forget --undo OP"))
+        op = fact.invalidated_by or ""
+        undo = f"; undo with: vodou undo {short_op(op)}" if op.startswith("op-") else ""
+        rows.append(("Forgotten", f"{format_age(fact.invalid_at, 'instant')}{undo}"))
     if fact.superseded_by:
         rows.append(("Replaced by", f"#{fact.superseded_by} (this revision is never recalled)"))
-    lines += [wrap(f"{name}: {value}", indent="  ") for name, value in rows if value]
+    lines += [wrap(f"{name}: {value}", indent="    ", first="  ") for name, value in rows if value]
     return lines
 
 

@@ -2,8 +2,9 @@
 
 - ``vodou pair`` prints the code the running server is showing (after the extension asked for
   one); ``--wait N`` waits up to N seconds for it.
-- ``vodou pair --list`` lists paired extensions; ``--revoke ID`` revokes one (the running server
-  refuses its token from the next request on).
+- ``vodou pair list`` lists paired extensions; ``vodou pair revoke ID`` revokes one (the running
+  server refuses its token from the next request on). ``--list`` and ``--revoke ID`` are kept as
+  aliases, so ``pair`` reads like ``sites``, ``projects`` and ``opm``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from vodou_desktop.bridge.server import read_port_file
 from vodou_desktop.bridge.tokens import TokenStore
 from vodou_desktop.cli.output import print_json
 from vodou_desktop.errors import InvalidInput, KnownError
+from vodou_desktop.governance.ages import format_age
 
 POLL_S = 0.25
 
@@ -23,22 +25,35 @@ POLL_S = 0.25
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser("pair", help="show the pairing code of the running server; list or revoke pairings")
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--list", action="store_true", help="list paired extensions")
-    group.add_argument("--revoke", metavar="EXTENSION_ID", help="revoke the pairing of this extension")
+    group.add_argument("--list", action="store_true", help="the same as `vodou pair list`")
+    group.add_argument("--revoke", metavar="EXTENSION_ID", help="the same as `vodou pair revoke EXTENSION_ID`")
     parser.add_argument("--wait", type=float, default=0, metavar="SECONDS",
                         help="wait this long for the extension to ask for a code")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(func=cmd_pair)
+    actions = parser.add_subparsers(dest="pair_command", metavar="ACTION")
+    lst = actions.add_parser("list", help="list paired extensions")
+    lst.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+    lst.set_defaults(func=_list)
+    revoke = actions.add_parser("revoke", help="revoke the pairing of an extension")
+    revoke.add_argument("extension_id", metavar="EXTENSION_ID")
+    revoke.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+    revoke.set_defaults(func=_revoke)
 
 
 def cmd_pair(args: argparse.Namespace) -> int:
     if args.list:
         return _list(args)
     if args.revoke:
-        TokenStore().revoke(args.revoke)
-        print_json({"revoked": args.revoke}) if args.json else print(f"revoked {args.revoke}")
-        return 0
+        args.extension_id = args.revoke
+        return _revoke(args)
     return _show_code(args)
+
+
+def _revoke(args: argparse.Namespace) -> int:
+    TokenStore().revoke(args.extension_id)
+    print_json({"revoked": args.extension_id}) if args.json else print(f"revoked {args.extension_id}")
+    return 0
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -51,7 +66,7 @@ def _list(args: argparse.Namespace) -> int:
     if not pairings:
         print("no paired extensions")
     for p in pairings:
-        print(f"{p.extension_id}  paired {p.created_at}")
+        print(f"{p.extension_id}  paired {format_age(p.created_at)}")
     return 0
 
 

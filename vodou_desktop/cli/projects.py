@@ -24,10 +24,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add.set_defaults(func=cmd_add)
     lst = psub.add_parser("list", help="list projects: those mapped to a folder and those that hold memories")
     lst.add_argument("--json", action="store_true")
-    lst.set_defaults(func=cmd_list)
+    lst.set_defaults(func=cmd_list, needs_vault=True)
     rm = psub.add_parser("remove", help="forget a project's folder mapping (its memories stay)")
     rm.add_argument("name")
-    rm.set_defaults(func=cmd_remove)
+    rm.set_defaults(func=cmd_remove, needs_vault=True)
 
 
 def cmd_add(args: argparse.Namespace) -> int:

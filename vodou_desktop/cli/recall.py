@@ -15,7 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     recall.add_argument("-q", "--query", help="also include memories relevant to this text")
     recall.add_argument("--project", help="project context: its memories and global ones (default: global only)")
     recall.add_argument("--json", action="store_true")
-    recall.set_defaults(func=cmd_recall)
+    recall.set_defaults(func=cmd_recall, needs_vault=True)
 
 
 def cmd_recall(args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ from vodou_desktop.bridge.services import Services
 from vodou_desktop.bridge.tokens import TokenStore
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.runtime import Runtime
+from vodou_desktop.words import plural
 
 EXTERNAL_POLL_S = 2.0
 
@@ -43,7 +44,7 @@ def _print_event(kind: str, payload: dict[str, Any]) -> None:
     elif kind == events.PAIRED:
         print(f"vodou: paired extension {payload['extensionId']}", flush=True)
     elif kind == events.APPROVALS_CHANGED:
-        print(f"vodou: {payload['pending']} action(s) waiting for approval", flush=True)
+        print(f"vodou: {plural(payload['pending'], 'action')} waiting for approval", flush=True)
 
 
 async def _serve(rt: Runtime, port: int | None) -> None:

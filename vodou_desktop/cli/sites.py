@@ -15,12 +15,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     lst = ssub.add_parser("list", help="your site rules, the global default and the pause")
     lst.add_argument("--json", action="store_true")
-    lst.set_defaults(func=cmd_list)
+    lst.set_defaults(func=cmd_list, needs_vault=True)
 
     get = ssub.add_parser("get", help="the mode of a host or URL, and why")
     get.add_argument("host")
     get.add_argument("--json", action="store_true")
-    get.set_defaults(func=cmd_get)
+    get.set_defaults(func=cmd_get, needs_vault=True)
 
     set_ = ssub.add_parser("set", help="set the mode of a host and its subdomains")
     set_.add_argument("host")
@@ -30,11 +30,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     clear = ssub.add_parser("clear", help="remove your rule for a host")
     clear.add_argument("host")
-    clear.set_defaults(func=cmd_clear)
+    clear.set_defaults(func=cmd_clear, needs_vault=True)
 
     default = ssub.add_parser("default", help="show or set the mode of sites without a rule")
     default.add_argument("mode", nargs="?", choices=MODES)
-    default.set_defaults(func=cmd_default)
+    default.set_defaults(func=cmd_default, needs_vault=lambda args: args.mode is None)  # showing reads
 
     pause = ssub.add_parser("pause", help="pause (every site off) or resume")
     pause.add_argument("state", choices=("on", "off"))

@@ -18,7 +18,7 @@ OWNER = FactFilter(project=ALL_PROJECTS)
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("stats", help="how many memories, by project, kind and site")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_stats)
+    p.set_defaults(func=cmd_stats, needs_vault=True)
 
 
 def read_stats(conn: Any) -> dict[str, Any]:
@@ -48,7 +48,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     print(f"{plural(stats['memories'], 'memory')}: {stats['global']} global"
           + "".join(f", {n} in {p}" for p, n in stats["projects"].items()))
     if stats["kinds"]:
-        print("kinds: " + ", ".join(f"{n} {k}" for k, n in stats["kinds"].items()))
+        print("kinds: " + ", ".join(plural(n, k) for k, n in stats["kinds"].items()))
     print(f"{stats['pinned']} pinned, {stats['forgotten']} forgotten (undoable), "
           f"from {plural(stats['sites'], 'site')}, {plural(stats['library_pages'], 'Library page')}")
     if stats["waiting_for_embedding"]:

@@ -32,7 +32,7 @@ from pathlib import Path
 import apsw
 
 from vodou_desktop import __version__
-from vodou_desktop.errors import InvalidInput, VaultUnavailable
+from vodou_desktop.errors import InvalidInput, VaultUnavailable, damaged_vault, newer_vault, not_a_vault
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault import query as q
 from vodou_desktop.vault.atomic import (
@@ -52,6 +52,7 @@ from vodou_desktop.vault.cipher import apply_key, is_encrypted, key_for, rekey
 from vodou_desktop.vault.connection import create_private_file, open_connection, scalar, translate_errors
 from vodou_desktop.vault.migrations import applied_migrations
 from vodou_desktop.vault.schema import MIGRATIONS
+from vodou_desktop.words import plural
 
 log = logging.getLogger(__name__)
 
@@ -68,8 +69,8 @@ class VaultCounts:
     operator_memories: int
 
     def sentence(self) -> str:
-        return (f"{self.memories} memories ({self.forgotten} forgotten), {self.documents} library documents, "
-                f"{self.operator_memories} operator memories")
+        return (f"{plural(self.memories, 'memory')} ({self.forgotten} forgotten), "
+                f"{plural(self.documents, 'library document')}, {plural(self.operator_memories, 'operator memory')}")
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,7 @@ def backup_vault(vault: Path, dest: Path, *, progress: Progress | None = None) -
                 why = "the disk is full" if isinstance(exc.__cause__, apsw.FullError) else "it could not be written"
                 raise VaultUnavailable(f"The backup was not made: {why} at {dest}; nothing was left there and the "
                                        "vault is unchanged.") from exc
-            counts = check_copy(partial, dest_key)
+            counts = check_copy(partial, dest_key, shown=vault)
             # The manifest takes its name first: a backup never stands without one (a manifest left
             # without its backup by a crash is removed by the next backup).
             write_manifest(dest, counts, encrypted=dest_key is not None, key=dest_key, contents=partial)
@@ -171,26 +172,25 @@ def _copy(source: apsw.Connection, partial: Path, key: str | None, progress: Pro
         target.close()
 
 
-def check_copy(path: Path, key: str | None = None) -> VaultCounts:
+def check_copy(path: Path, key: str | None = None, *, shown: Path | None = None) -> VaultCounts:
     """Integrity of a copy (SQLite's ``integrity_check`` and FTS5's check of the full-text index)
-    and what it holds; refuses a non-vault and a newer schema. Every refusal is one line."""
+    and what it holds; refuses a non-vault and a newer schema. Every refusal is one line, naming
+    ``shown`` (the vault a fresh copy was taken from) or else ``path``."""
+    shown = shown or path
     conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
     try:
-        with translate_errors(path):
+        with translate_errors(shown):
             if key is not None:
                 apply_key(conn, key)
             result = [str(row[0]) for row in conn.execute("PRAGMA integrity_check(5)")]
             if result != ["ok"]:
-                log.info("integrity_check of %s: %s", path, result)
-                raise VaultUnavailable(f"The copy {path} fails SQLite's integrity check ({_first_line(result)}); "
-                                       "it was not used.")
+                log.info("integrity_check of %s: %s", path, "; ".join(result)[:500])
+                raise damaged_vault(shown, "vault" if shown != path else "copy")
             done = applied_migrations(conn)
             if not done:
-                raise VaultUnavailable(f"{path} is an SQLite database but not a Vodou vault")
-            unknown = [name for name in done if name not in {n for n, _ in MIGRATIONS}]
-            if unknown:
-                raise VaultUnavailable(f"{path} was written by a newer version of Vodou (schema step "
-                                       f"{unknown[-1]!r}); upgrade Vodou to use it")
+                raise not_a_vault(shown)
+            if [name for name in done if name not in {n for n, _ in MIGRATIONS}]:
+                raise newer_vault(shown, "vault" if shown != path else "copy")
             counts = count_contents(conn)
     finally:
         conn.close()

@@ -45,3 +45,11 @@ def format_age(value: str | None, precision: str | None = "instant", *, now: dat
         return f"{n} hour{'s' if n != 1 else ''} ago"
     n = int(seconds // 86400)
     return f"{n} day{'s' if n != 1 else ''} ago"
+
+
+def format_date(value: str | None, *, tz: tzinfo | None = None) -> str:
+    """A day in words, in local time: ``31 March 2026`` (for dates ahead, such as an expiry)."""
+    if not value:
+        return "no date"
+    day = _day_of(value, tz)
+    return f"{day.day} {day.strftime('%B')} {day.year}"

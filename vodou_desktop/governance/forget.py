@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vodou_desktop.errors import Conflict, InvalidInput, NotFound
+from vodou_desktop.governance.ages import format_age
 from vodou_desktop.pages import site_host
 from vodou_desktop.vault import ALL_PROJECTS, Change, FactFilter, Vault
 from vodou_desktop.vault import query as q
@@ -171,7 +172,7 @@ class Forgetting:
             if record is None or record["kind"] not in r.UNDOABLE_KINDS:
                 raise NotFound(f"no forget operation {op!r}")
             if record["undone_at"]:
-                raise Conflict(f"operation {op} was already undone at {record['undone_at']}")
+                raise Conflict(f"operation {op} was already undone ({format_age(record['undone_at'])})")
             restored = r.clear_stamps(conn, change, op)
             documents = r.clear_document_stamps(conn, change, op)
             still_hidden = 0
@@ -190,6 +191,36 @@ class Forgetting:
                     "facts_still_hidden": still_hidden, "documents_restored": documents}
 
         return dict(self.vault.write(job))
+
+    def find_operation(self, given: str | None) -> dict[str, Any]:
+        """The operation ``vodou undo`` acts on: the one whose id starts with ``given`` (with or without
+        its ``op-``; a few characters are enough when they name one operation), else the newest forget
+        not undone yet. An erase is named as such: it can never be undone."""
+        if given is None:
+            latest = self.vault.read(lambda c: r.latest_operation(c, r.UNDOABLE_KINDS, pending_only=True))
+            if latest is None:
+                raise NotFound("nothing to undo: no forget is waiting to be undone (an erase can never be undone)")
+            return latest
+        prefix = given.strip().lower()
+        prefix = prefix if prefix.startswith("op-") else "op-" + prefix
+        if len(prefix) <= len("op-"):
+            raise InvalidInput("name the operation to undo by the first characters of its id, e.g. vodou undo c514")
+        found = self.vault.read(lambda c: r.operations_starting(c, prefix))
+        if not found:
+            raise NotFound(f"no operation {given.strip()!r} in this vault")
+        if len(found) > 1:
+            raise Conflict(f"{given.strip()!r} starts the ids of {len(found)} operations; give more characters")
+        record = found[0]
+        if record["kind"] in r.ERASE_KINDS:
+            raise InvalidInput(f"operation {record['id']} was an erase: erased memories are deleted for good and"
+                               " cannot be undone")
+        if record["kind"] not in r.UNDOABLE_KINDS:
+            raise InvalidInput(f"operation {record['id']} cannot be undone")
+        return record
+
+    def latest_erase(self) -> dict[str, Any] | None:
+        """The newest erase (``vodou undo`` says when one came after the forget it undoes)."""
+        return self.vault.read(lambda c: r.latest_operation(c, r.ERASE_KINDS, pending_only=False))
 
     # -- erase ------------------------------------------------------------------------------
     def erase_fact(self, fact_id: int) -> dict[str, Any]:

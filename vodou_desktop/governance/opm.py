@@ -12,11 +12,13 @@ The policy is small on purpose, so it can be read in one sitting:
   content reauthorizes it instead: new source ref, renewed expiry, last use cleared, same revision
   and the same original provenance.
 - Expiry excludes a row from recall; it does not delete it. The owner still lists, corrects,
-  reauthorizes or forgets it.
+  reauthorizes or erases it.
 - Recall (``vault.opm_store.recall_rows``) reads only current rows, filters expiry in SQL, orders
   by salience then recency, takes at most 8 and stamps last use on exactly those.
-- Forget deletes a memory with its whole lineage; forget-all deletes every row of both tables;
-  both scrub the freed pages and fold the WAL so the text is gone from the files.
+- Erase deletes a memory with its whole lineage; erase-all deletes every row of both tables;
+  both scrub the freed pages and fold the WAL so the text is gone from the files. There is no
+  forget (hide and undo) here: operator memory is a few notes the person edits by hand, so removing
+  one is always the deliberate, final erase, in the same words as everywhere else.
 """
 
 from __future__ import annotations
@@ -222,8 +224,8 @@ class OperatorMemory:
 
         return self.vault.write(job)  # type: ignore[no-any-return]
 
-    def forget(self, memory_id: str) -> dict[str, Any]:
-        """Delete one memory and every revision of its lineage."""
+    def erase(self, memory_id: str) -> dict[str, Any]:
+        """Delete one memory and every revision of its lineage, for good."""
 
         def job(conn: apsw.Connection, change: Change) -> tuple[int, int]:
             return store.delete_lineage(conn, change, _require(conn, memory_id).id)
@@ -232,8 +234,8 @@ class OperatorMemory:
         self.vault.checkpoint()
         return {"id": memory_id, "current": current, "history": history}
 
-    def forget_all(self) -> dict[str, Any]:
-        """Delete every current and historical row."""
+    def erase_all(self) -> dict[str, Any]:
+        """Delete every current and historical row, for good."""
 
         current, history = self.vault.write(store.delete_all)
         self.vault.checkpoint()
@@ -292,7 +294,7 @@ def _check_ceiling(conn: apsw.Connection, cat: Category) -> None:
     if held >= cat.ceiling:
         raise Conflict(
             f"operator memory already holds {held} {cat.plural if held != 1 else cat.label} (the ceiling is "
-            f"{cat.ceiling}); correct or forget one first"
+            f"{cat.ceiling}); correct or erase one first"
         )
 
 

@@ -15,6 +15,7 @@ An encrypted vault gets its key before all of these (``cipher.key_for`` finds it
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
@@ -23,11 +24,12 @@ from typing import Any, TypeVar
 
 import apsw
 
-from vodou_desktop.errors import VaultUnavailable
+from vodou_desktop.errors import VaultUnavailable, damaged_vault, from_sqlite, not_a_vault
 from vodou_desktop.vault.atomic import finish_interrupted, refuse_to_replace
 from vodou_desktop.vault.cipher import apply_key, key_for
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 BUSY_TIMEOUT_MS = 5000
 APPLICATION_ID = 0x566F646F  # "Vodo": marks the file as a Vodou vault
 
@@ -104,11 +106,8 @@ def quick_check_before_first_write(conn: apsw.Connection, path: Path) -> None:
         problems = [str(exc)]
     if problems == ["ok"]:
         return
-    first = " ".join(" ".join(problems).replace("*** in database main ***", "").split())
-    raise VaultUnavailable(
-        f"The vault {path} is damaged ({first[:120]}); nothing was written to it. Move the file aside "
-        "(keep it: parts of it may be recoverable) and restore your latest backup in its place, or start "
-        "a new vault.")
+    log.info("quick_check of %s: %s", path, "; ".join(problems)[:500])
+    raise damaged_vault(path)
 
 
 def _check_is_vault(conn: apsw.Connection, path: Path) -> None:
@@ -119,31 +118,20 @@ def _check_is_vault(conn: apsw.Connection, path: Path) -> None:
     if app_id == APPLICATION_ID or (app_id == 0 and (not tables or "schema_migrations" in tables)):
         return
     conn.close()
-    raise VaultUnavailable(f"{path} is an SQLite database but not a Vodou vault; it was left untouched.")
+    raise not_a_vault(path)
 
 
 @contextlib.contextmanager
 def translate_errors(path: Path | str) -> Iterator[None]:
-    """Environment errors from SQLite become one clear ``VaultUnavailable`` message."""
+    """Environment errors from SQLite become one clear ``VaultUnavailable`` message, in the words of
+    ``errors``; SQLite's own text goes to the log only."""
     try:
         yield
-    except (apsw.BusyError, apsw.LockedError) as exc:
-        raise VaultUnavailable(
-            f"The vault {path} is locked by another program; try again in a moment."
-        ) from exc
-    except (apsw.CorruptError, apsw.NotADBError) as exc:
-        raise VaultUnavailable(
-            f"The vault {path} is damaged or is not a Vodou vault. It was left untouched; "
-            "restore a backup or move it aside to start a new one."
-        ) from exc
-    except apsw.ReadOnlyError as exc:
-        raise VaultUnavailable(f"The vault {path} is read-only; Vodou needs to write to it.") from exc
-    except apsw.CantOpenError as exc:
-        raise VaultUnavailable(f"Cannot open the vault {path}: check the folder exists and is writable.") from exc
-    except apsw.FullError as exc:
-        raise VaultUnavailable(f"The disk holding the vault {path} is full; nothing was written.") from exc
-    except apsw.IOError as exc:
-        raise VaultUnavailable(f"Input/output error on the vault {path}: {exc}") from exc
+    except apsw.Error as exc:
+        known = from_sqlite(exc, path)
+        if known is None:
+            raise
+        raise known from exc
 
 
 def scalar(conn: apsw.Connection, sql: str, params: tuple[object, ...] | list[object] = ()) -> Any:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 
 import apsw
 
-from vodou_desktop.errors import VaultUnavailable
+from vodou_desktop.errors import newer_vault
 from vodou_desktop.vault.connection import APPLICATION_ID
 from vodou_desktop.vault.schema import MIGRATIONS, Migration
+
+log = logging.getLogger(__name__)
 
 
 def applied_migrations(conn: apsw.Connection) -> list[str]:
@@ -32,10 +35,8 @@ def migrate(conn: apsw.Connection, path: object, migrations: list[Migration] | N
     done = applied_migrations(conn)
     unknown = [name for name in done if name not in known]
     if unknown:
-        raise VaultUnavailable(
-            f"The vault {path} was written by a newer version of Vodou (it has schema step "
-            f"{unknown[-1]!r}). Upgrade Vodou to open it; the vault was not changed."
-        )
+        log.info("%s has schema steps this version does not know: %s", path, unknown)
+        raise newer_vault(path)
     applied: list[str] = []
     for name, step in steps:
         if name in done:

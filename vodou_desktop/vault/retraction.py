@@ -32,6 +32,7 @@ FORGET_DOCUMENT_KIND = "forget_document"
 FORGET_TOOL_KIND = "forget_tool"
 UNDOABLE_KINDS = (FORGET_KIND, FORGET_FACT_KIND, FORGET_DOCUMENT_KIND, FORGET_TOOL_KIND)
 ERASE_HOST_KIND = "erase_host"
+ERASE_KINDS = (ERASE_HOST_KIND, "erase_fact", "erase_document")
 HOST_KEY_SETTING = "operations_host_key"  # per-vault random key for erased hosts' keyed hashes
 
 
@@ -200,6 +201,22 @@ def get_operation(conn: apsw.Connection, op: str) -> dict[str, Any] | None:
         return None
     return {"id": row[0], "kind": row[1], "target": row[2], "detail": json.loads(row[3] or "{}"),
             "created_at": row[4], "undone_at": row[5]}
+
+
+def operations_starting(conn: apsw.Connection, prefix: str, limit: int = 5) -> list[dict[str, Any]]:
+    """The operations whose id starts with ``prefix`` (at most ``limit``: two already say "ambiguous")."""
+    pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    rows = conn.execute("SELECT id FROM operations WHERE id LIKE ? ESCAPE '\\' ORDER BY created_at DESC LIMIT ?",
+                        (pattern, limit))
+    return [op for op in (get_operation(conn, str(r[0])) for r in rows) if op is not None]
+
+
+def latest_operation(conn: apsw.Connection, kinds: Sequence[str], *, pending_only: bool) -> dict[str, Any] | None:
+    """The newest operation of one of ``kinds`` (not undone yet with ``pending_only``)."""
+    pending = " AND undone_at IS NULL" if pending_only else ""
+    row = conn.execute(f"SELECT id FROM operations WHERE kind IN ({marks(kinds)}){pending}"
+                       " ORDER BY created_at DESC, rowid DESC LIMIT 1", list(kinds)).fetchone()
+    return None if row is None else get_operation(conn, str(row[0]))
 
 
 def _touch_chunks(conn: apsw.Connection, change: Change, ids: Sequence[int]) -> None:

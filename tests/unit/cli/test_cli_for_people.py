@@ -75,7 +75,7 @@ def test_stats(vault_arg):
     stats = run_cli(*vault_arg, "stats")
     assert stats.code == 0, stats.err
     assert stats.out.splitlines()[0] == "3 memories: 1 global, 2 in thesis"
-    assert "kinds: 2 fact, 1 decision" in stats.out
+    assert "kinds: 2 facts, 1 decision" in stats.out
     data = json.loads(run_cli(*vault_arg, "stats", "--json").out)
     assert data["memories"] == 3 and data["projects"] == {"thesis": 2}
 

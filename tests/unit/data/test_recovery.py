@@ -144,3 +144,22 @@ def test_a_different_stored_key_is_not_replaced_without_being_asked(vault_path: 
     assert VaultKeyStore().get() == other
     assert run_cli("--vault", str(vault_path), "key", "restore", "--replace").code == 0
     assert VaultKeyStore().get() == from_recovery(shown)
+
+
+def test_key_show_on_a_plain_vault_says_so_and_makes_no_key(vault_path: Path) -> None:
+    with Vault.open(vault_path) as vault:
+        remember(vault, "a plain memory", Origin(kind="cli"))
+    keys_before = sorted(p.name for p in paths.config_dir().rglob("*"))
+    for argv in (["key", "show"], ["key", "show", "--json"]):
+        shown = run_cli("--vault", str(vault_path), *argv)
+        _one_line_error(shown, f"the vault at {vault_path} is not encrypted", "vodou encrypt")
+        assert shown.out == ""
+    assert VaultKeyStore().get() is None
+    assert sorted(p.name for p in paths.config_dir().rglob("*")) == keys_before
+
+
+def test_key_save_before_encrypting_says_the_vault_is_not_encrypted_yet(vault_path: Path, tmp_path: Path) -> None:
+    with Vault.open(vault_path) as vault:
+        remember(vault, "a plain memory", Origin(kind="cli"))
+    saved = run_cli("--vault", str(vault_path), "key", "save", str(tmp_path / "k.txt"))
+    assert saved.code == 0 and "not encrypted yet: this is the key `vodou encrypt` will use" in saved.out

@@ -100,7 +100,7 @@ def test_cli_documents_flags(vault_path: Path) -> None:
     assert "2 library documents would be kept (add --documents" in dry.out
     one = run_cli("--vault", str(vault_path), "mem", "forget", "--document", str(doc))
     assert one.code == 0 and f"forgot library document #{doc}" in one.out
-    op = one.out.split("--undo ")[1].strip()
+    op = one.out.split("vodou undo ")[1].strip()
     assert "visible again" in run_cli("--vault", str(vault_path), "mem", "forget", "--undo", op).out
     kept = run_cli("--vault", str(vault_path), "mem", "erase", "--host", "cli.example", "--yes")
     assert kept.code == 0 and "2 library documents kept" in kept.out

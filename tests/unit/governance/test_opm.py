@@ -272,7 +272,7 @@ def test_exact_forget_deletes_the_lineage_and_only_it(opm: OperatorMemory, vault
     opm.correct(b.id, "Canary-B-two beta")
     b_before, b_history_before = opm.get(b.id).memory, history(vault, b.id)
 
-    assert opm.forget(a.id) == {"id": a.id, "current": 1, "history": 2}
+    assert opm.erase(a.id) == {"id": a.id, "current": 1, "history": 2}
 
     with pytest.raises(NotFound):
         opm.get(a.id)
@@ -286,7 +286,7 @@ def test_exact_forget_deletes_the_lineage_and_only_it(opm: OperatorMemory, vault
 def test_forget_unknown_id_deletes_nothing(opm: OperatorMemory, vault: Vault) -> None:
     opm.add("preference", "Keep me")
     with pytest.raises(NotFound):
-        opm.forget("opm-unknown")
+        opm.erase("opm-unknown")
     assert len(current(vault)) == 1
 
 
@@ -295,11 +295,11 @@ def test_forget_all_deletes_every_current_and_historical_row(opm: OperatorMemory
     a = opm.add("preference", "Canary-all-one").memory
     opm.correct(a.id, "Canary-all-two")
     opm.add("initiative", "Canary-all-three")
-    assert opm.forget_all() == {"current": 2, "history": 1}
+    assert opm.erase_all() == {"current": 2, "history": 1}
     assert current(vault) == [] and history(vault) == []
     for gone in ("Canary-all-one", "Canary-all-two", "Canary-all-three"):
         assert total_hits(vault_path, gone) == 0, gone
-    assert opm.forget_all() == {"current": 0, "history": 0}
+    assert opm.erase_all() == {"current": 0, "history": 0}
 
 
 def test_export_holds_current_and_history_as_json(opm: OperatorMemory, day_clock: DateClock) -> None:

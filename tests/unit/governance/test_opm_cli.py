@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import stat
@@ -49,7 +50,7 @@ def test_add_correct_reauth_and_list() -> None:
     [full] = json.loads(ok("opm", "list", "--json", "--all"))
     assert [(h["revision"], h["content"]) for h in full["history"]] == [(1, "Use metric units")]
     text = ok("opm", "list", "--all")
-    assert mid in text and "r1 superseded" in text and "Use metric units" in text
+    assert mid in text and "r1 replaced" in text and "Use metric units" in text
 
 
 def test_identical_add_reauthorizes_and_equivalent_add_is_refused() -> None:
@@ -65,21 +66,48 @@ def test_errors_are_one_line_with_exit_two() -> None:
     assert "ceiling is 1" in fails("opm", "add", "initiative", "Ship 2.0")
     assert "no operator memory" in fails("opm", "correct", "opm-nope", "text")
     assert "no operator memory" in fails("opm", "reauth", "opm-nope")
-    assert "no operator memory" in fails("opm", "forget", "opm-nope")
-    assert "--yes" in fails("opm", "forget-all")
+    assert "no operator memory" in fails("opm", "erase", "opm-nope", "--yes")
+    assert "--yes" in fails("opm", "erase-all")
     assert "empty" in fails("opm", "add", "preference", "   ")
     assert len(json.loads(ok("opm", "list", "--json"))) == 1
 
 
-def test_forget_and_forget_all() -> None:
+def test_erase_and_erase_all() -> None:
     a = add("preference", "First one")["memory"]["id"]
     ok("opm", "correct", a, "First one, corrected")
     b = add("pinned_context", "Second one")["memory"]["id"]
-    assert json.loads(ok("opm", "forget", a, "--json")) == {"id": a, "current": 1, "history": 1}
+    assert "--yes" in fails("opm", "erase", a)  # no terminal to ask on, no --yes: nothing erased
+    assert len(json.loads(ok("opm", "list", "--json"))) == 2
+    assert ok("opm", "erase", a, "--yes") == f"erased operator memory {a} and 1 earlier revision for good\n"
     assert [m["id"] for m in json.loads(ok("opm", "list", "--json"))] == [b]
-    assert json.loads(ok("opm", "forget-all", "--yes", "--json")) == {"current": 1, "history": 0}
+    assert json.loads(ok("opm", "erase-all", "--yes", "--json")) == {"current": 1, "history": 0}
     assert json.loads(ok("opm", "list", "--json")) == []
     assert "no operator memory" in ok("opm", "list")
+
+
+@pytest.mark.parametrize("argv, instead", [(["forget", "opm-1"], "vodou opm erase ID"),
+                                           (["forget-all", "--yes"], "vodou opm erase-all")])
+def test_forget_is_refused_and_points_to_erase(argv: list[str], instead: str) -> None:
+    mid = add("preference", "Keep me")["memory"]["id"]
+    said = fails("opm", *[mid if a == "opm-1" else a for a in argv])
+    assert "cannot be hidden and brought back" in said and f"`{instead}`" in said
+    assert [m["id"] for m in json.loads(ok("opm", "list", "--json"))] == [mid]
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("answer, erased", [("yes\n", True), ("n\n", False), ("\n", False)])
+def test_erase_asks_on_a_terminal(monkeypatch: pytest.MonkeyPatch, answer: str, erased: bool) -> None:
+    mid = add("preference", "Ask before erasing me")["memory"]["id"]
+    monkeypatch.setattr("sys.stdin", Terminal(answer))
+    result = run_cli("opm", "erase", mid)
+    assert f"Erase operator memory {mid} and its history for good? This cannot be undone." in result.err
+    assert result.code == (0 if erased else 2) and ("nothing was erased" in result.err) != erased
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert len(json.loads(ok("opm", "list", "--json"))) == (0 if erased else 1)
 
 
 def test_export_to_stdout_and_to_a_private_file(tmp_path: Path) -> None:
@@ -89,7 +117,7 @@ def test_export_to_stdout_and_to_a_private_file(tmp_path: Path) -> None:
     assert [m["content"] for m in data["memories"]] == ["Answer in English"]
     assert [h["content"] for h in data["history"]] == ["Answer in French"]
     target = tmp_path / "opm.json"
-    assert "exported 1 memories" in ok("opm", "export", str(target))
+    assert "exported 1 operator memory and 1 earlier revision" in ok("opm", "export", str(target))
     assert json.loads(target.read_text())["history"] == data["history"]
     assert stat.S_IMODE(os.stat(target).st_mode) == 0o600
     assert "cannot write" in fails("opm", "export", str(tmp_path / "missing" / "x.json"))

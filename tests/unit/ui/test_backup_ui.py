@@ -33,14 +33,14 @@ def test_back_up_then_restore_from_the_file_menu_flow(qtbot, services, vault, tm
     flow.file_dialog.selectFile(str(copy))
     flow.file_dialog.accept()
     qtbot.waitUntil(lambda: any(text.startswith("Backed up to") for _, text in services.messages.history))
-    assert copy.exists() and "1 memories" in services.messages.history[-1][1]
+    assert copy.exists() and "1 memory" in services.messages.history[-1][1]
 
     remember(vault, "written after the backup", Origin("cli"))
     flow.restore()
     flow.file_dialog.selectFile(str(copy))
     flow.file_dialog.accept()
     qtbot.waitUntil(lambda: flow.confirm_box is not None and flow.confirm_box.isVisible())
-    assert "passed its checks (manifest, integrity, full-text index) and holds 1 memories" in flow.confirm_box.text()
+    assert "passed its checks (manifest, integrity, full-text index) and holds 1 memory" in flow.confirm_box.text()
     flow.confirm_box.button(QMessageBox.StandardButton.Yes).click()
     qtbot.waitUntil(lambda: swap.last is not None, timeout=30_000)
     ok, text = swap.last

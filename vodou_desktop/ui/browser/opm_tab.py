@@ -171,4 +171,4 @@ class OperatorMemoryTab(QWidget):
             return
         self.confirm_box = ask_to_confirm(
             self, "Forget operator memory", f"Delete “{item.text}” with all its revisions? This cannot be undone.",
-            "Forget", lambda: self._services.ops.run(lambda: opm.forget(item.memory_id), owner=self))
+            "Forget", lambda: self._services.ops.run(lambda: opm.erase(item.memory_id), owner=self))
