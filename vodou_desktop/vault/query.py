@@ -469,6 +469,12 @@ def mixed_batch_tags(conn: apsw.Connection, limit: int = 1000) -> list[tuple[int
     return [(int(r[0]), str(r[1]), int(r[2])) for r in conn.execute(sql, [*params, limit])]
 
 
+def oldest_memory_at(conn: apsw.Connection) -> str | None:
+    """When the oldest chunk (forgotten ones too) was written; ``None`` for an empty vault."""
+    value = scalar(conn, "SELECT min(created_at) FROM chunks")
+    return None if value is None else str(value)
+
+
 def unembedded_before(conn: apsw.Connection, cutoff: str, limit: int = 100) -> tuple[int, list[int]]:
     """Chunks still without an embedding that were written before ``cutoff``: (count, first ids)."""
     count = int(scalar(conn, "SELECT count(*) FROM chunks WHERE embedding IS NULL AND created_at < ?", (cutoff,)))
