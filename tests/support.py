@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import json
+import socket
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -105,3 +107,19 @@ def delete_rows(vault: Any, chunk_ids: list[int]) -> None:
         change.touch("chunks", chunk_ids=chunk_ids)
 
     vault.write(job)
+
+
+def free_port() -> int:
+    """A port nobody listens on right now, for a server a test starts itself."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def own_bridge_port(config_file: Path, **settings: Any) -> int:
+    """Write the app's settings with a bridge port of the test's own (never the default port, where a
+    developer's own Vodou may be running), plus ``settings``; returns the port."""
+    port = free_port()
+    config_file.parent.mkdir(parents=True, exist_ok=True)
+    config_file.write_text(json.dumps({"bridge_port": port, **settings}))
+    return port
