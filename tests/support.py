@@ -123,3 +123,21 @@ def own_bridge_port(config_file: Path, **settings: Any) -> int:
     config_file.parent.mkdir(parents=True, exist_ok=True)
     config_file.write_text(json.dumps({"bridge_port": port, **settings}))
     return port
+
+
+def break_not_null(path: Path) -> None:
+    """Damage a vault the way only ``PRAGMA quick_check`` sees: a NULL where the schema now says NOT
+    NULL, in a table of its own. Every read and write of the vault's own tables still works."""
+    import apsw
+
+    conn = apsw.Connection(str(path))
+    try:
+        conn.execute("CREATE TABLE damage(a); INSERT INTO damage VALUES (NULL)")
+        conn.execute("PRAGMA writable_schema=ON")
+        conn.execute("UPDATE sqlite_schema SET sql = 'CREATE TABLE damage(a NOT NULL)' WHERE name = 'damage'")
+    finally:
+        conn.close()
+
+
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
