@@ -7,6 +7,7 @@ import hashlib
 import io
 import json
 import socket
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -114,6 +115,15 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def closed_port() -> Iterator[int]:
+    """A port the test owns and keeps closed: bound (so nothing else can take it) but never listening,
+    so every connection to it is refused."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield int(sock.getsockname()[1])
 
 
 def own_bridge_port(config_file: Path, **settings: Any) -> int:
