@@ -46,6 +46,8 @@ REVIEWED: dict[str, str] = {
                                    "decide whether they share a conversation; nothing is shown or returned",
     "vault/schema.py:_m0004_threads": "migration: numbers existing facts into threads; reads no text and "
                                       "returns nothing",
+    "vault/transfer.py:source_events_for": "export: the input labels (source_events) of the capture batches "
+                                           "of facts a policy reader (facts_for_export) already let through",
     "vault/transfer.py:sources_by_id": "export: the source rows of facts and documents a policy reader "
                                        "(facts_for_export / documents_for_export) already let through, by id",
 }

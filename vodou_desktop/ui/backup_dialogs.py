@@ -22,7 +22,7 @@ from vodou_desktop.data.backup import (
     timestamp,
 )
 from vodou_desktop.data.backup import restore_vault as _restore_vault
-from vodou_desktop.data.export import ExportScope, write_jsonl
+from vodou_desktop.data.export import ExportScope, write_export_file, write_jsonl
 from vodou_desktop.data.rolling import backup_folder
 from vodou_desktop.errors import KnownError
 from vodou_desktop.ui.actions import ActionRegistry
@@ -31,7 +31,6 @@ from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.vault_swap import VaultSwap
 from vodou_desktop.vault import cipher
 from vodou_desktop.vault.cipher import key_for
-from vodou_desktop.vault.connection import create_private_file
 
 FILE_ACTIONS = {"backup": "Back up…", "restore": "Restore…", "export": "Export…"}
 
@@ -80,11 +79,8 @@ class BackupFlow(QObject):
     def _export_to(self, chosen: str) -> None:
         vault, path = self._services.runtime.vault, Path(chosen)
 
-        def work() -> dict[str, int]:
-            path.unlink(missing_ok=True)  # the file dialog asked before overwriting
-            create_private_file(path)  # 0600: an export holds everything the vault does
-            with path.open("w", encoding="utf-8") as out:
-                return write_jsonl(vault, ExportScope(), out)
+        def work() -> dict[str, int]:  # the file dialog asked before overwriting
+            return write_export_file(path, lambda out: write_jsonl(vault, ExportScope(), out), replace=True)
 
         self._services.ops.run(work, lambda counts: self._services.messages.info(
             f"Exported {counts.get('memory', 0)} memories and {counts.get('document', 0)} library documents "
