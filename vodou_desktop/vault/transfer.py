@@ -173,7 +173,7 @@ def import_fact(conn: apsw.Connection, change: Change, m: dict[str, Any], predec
                           created_at=m["created_at"], predecessor_id=predecessor, revision=m["revision"],
                           fact_id=ids.wanted(m.get("id")), thread_id=thread,
                           thread_seq=m.get("thread_seq") if thread is not None else None,
-                          infer_thread=False)
+                          infer_thread="thread_id" not in m)  # a version 1 file: inferred, as it was
     if m.get("id") is not None:
         ids.chunks[m["id"]] = fact_id
     pinned_from = source_from(conn, change, m["pinned_from"], ids) if m["pinned_from"] else None
