@@ -5,6 +5,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import json
+import socket
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -105,3 +108,46 @@ def delete_rows(vault: Any, chunk_ids: list[int]) -> None:
         change.touch("chunks", chunk_ids=chunk_ids)
 
     vault.write(job)
+
+
+def free_port() -> int:
+    """A port nobody listens on right now, for a server a test starts itself."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def closed_port() -> Iterator[int]:
+    """A port the test owns and keeps closed: bound (so nothing else can take it) but never listening,
+    so every connection to it is refused."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield int(sock.getsockname()[1])
+
+
+def own_bridge_port(config_file: Path, **settings: Any) -> int:
+    """Write the app's settings with a bridge port of the test's own (never the default port, where a
+    developer's own Vodou may be running), plus ``settings``; returns the port."""
+    port = free_port()
+    config_file.parent.mkdir(parents=True, exist_ok=True)
+    config_file.write_text(json.dumps({"bridge_port": port, **settings}))
+    return port
+
+
+def break_not_null(path: Path) -> None:
+    """Damage a vault the way only ``PRAGMA quick_check`` sees: a NULL where the schema now says NOT
+    NULL, in a table of its own. Every read and write of the vault's own tables still works."""
+    import apsw
+
+    conn = apsw.Connection(str(path))
+    try:
+        conn.execute("CREATE TABLE damage(a); INSERT INTO damage VALUES (NULL)")
+        conn.execute("PRAGMA writable_schema=ON")
+        conn.execute("UPDATE sqlite_schema SET sql = 'CREATE TABLE damage(a NOT NULL)' WHERE name = 'damage'")
+    finally:
+        conn.close()
+
+
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -122,6 +122,13 @@ class Browser:
             self._panel.reload()
         return self._panel
 
+    def point_at(self, port: int) -> None:
+        """Choose the app's port as the panel's port form does (through the extension's own handler,
+        which also forgets a port found earlier), even while the form is hidden."""
+        answer = self.panel().evaluate(
+            "async (port) => chrome.runtime.sendMessage({action: 'setPort', port: String(port)})", port)
+        assert answer is not None, "the extension did not answer"
+
     def pair(self) -> None:
         panel = self.panel()
         panel.click("#port-box summary")

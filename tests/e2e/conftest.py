@@ -9,6 +9,7 @@ stdout, exactly where a person running ``vodou serve`` would read them.
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import json
 import os
@@ -42,6 +43,16 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def closed_port() -> Iterator[int]:
+    """A port the test owns and keeps closed: bound (so nothing else can take it) but never listening,
+    so every connection to it is refused. Never the default bridge port, where a developer's own
+    Vodou may be running."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield int(sock.getsockname()[1])
 
 
 @dataclass

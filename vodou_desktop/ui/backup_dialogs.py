@@ -28,7 +28,7 @@ from vodou_desktop.data.backup import (
     verify_backup,
 )
 from vodou_desktop.data.backup import restore_vault as _restore_vault
-from vodou_desktop.data.export import ExportScope, write_jsonl
+from vodou_desktop.data.export import ExportScope, write_export_file, write_jsonl
 from vodou_desktop.data.rolling import backup_folder
 from vodou_desktop.errors import KnownError
 from vodou_desktop.ui.actions import ActionRegistry
@@ -36,7 +36,6 @@ from vodou_desktop.ui.prompts import ask_to_confirm
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.vault_swap import VaultSwap
 from vodou_desktop.vault import cipher
-from vodou_desktop.vault.atomic import open_new
 from vodou_desktop.vault.cipher import key_for
 
 FILE_ACTIONS = {"backup": "Back up…", "restore": "Restore…", "export": "Export…"}
@@ -91,12 +90,8 @@ class BackupFlow(QObject):
     def _export_to(self, chosen: str) -> None:
         vault, path = self._services.runtime.vault, Path(chosen)
 
-        def work() -> dict[str, int]:
-            # The file dialog asked before overwriting; 0600, and whole or not at all.
-            with open_new(path, replace=True) as out:
-                counts = write_jsonl(vault, ExportScope(), out)
-            copies.record(path, "export")
-            return counts
+        def work() -> dict[str, int]:  # the file dialog asked before overwriting
+            return write_export_file(path, lambda out: write_jsonl(vault, ExportScope(), out), replace=True)
 
         self._services.ops.run(work, lambda counts: self._services.messages.info(
             f"Exported {counts.get('memory', 0)} memories and {counts.get('document', 0)} library documents "

@@ -163,12 +163,14 @@ def insert_fact(
     thread_id: int | None = None,
     thread_seq: int | None = None,
     infer_thread: bool = True,
+    fact_id: int | None = None,
 ) -> int:
     """Insert one fact; returns its id. Preferences are always global (project NULL).
 
     Its place in a conversation: ``thread_id`` (the id of the thread's first memory) when the caller
     knows it (appended, or at ``thread_seq``); otherwise inferred from the memory written just before
-    (``continues``) unless ``infer_thread`` is false, which starts a thread.
+    (``continues``) unless ``infer_thread`` is false, which starts a thread. ``fact_id``: this id (an
+    import keeping the exported ids); otherwise the next one.
     """
     text = clean_text(text)
     project = None if kind in GLOBAL_KINDS else clean_project(project)
@@ -178,7 +180,7 @@ def insert_fact(
     created_at = created_at or now_iso()
     # The id SQLite would give it (no AUTOINCREMENT: the highest id + 1), chosen here so that its
     # thread is known before the row is written: one INSERT, no UPDATE of the row just written.
-    chunk_id = int(scalar(conn, "SELECT coalesce(max(id), 0) + 1 FROM chunks"))
+    chunk_id = fact_id if fact_id is not None else int(scalar(conn, "SELECT coalesce(max(id), 0) + 1 FROM chunks"))
     place = _thread_place(conn, ThreadTail(chunk_id, chunk_id, 0, project, valid_at, created_at, *origin),
                           thread_id, thread_seq, infer_thread)
     conn.execute(
@@ -278,8 +280,11 @@ def insert_document(
     chunks: Sequence[str],
     project: str | None = None,
     created_at: str | None = None,
+    doc_id: int | None = None,
+    chunk_ids: Sequence[int] | None = None,
 ) -> int:
-    """A Library document: one ``documents`` row and its chunks (kind ``doc``, never facts)."""
+    """A Library document: one ``documents`` row and its chunks (kind ``doc``, never facts). ``doc_id``
+    and ``chunk_ids``: these ids (an import keeping the exported ids); otherwise the next ones."""
     if not chunks:
         raise InvalidInput("the document has no text")
     created = created_at or now_iso()
@@ -289,20 +294,22 @@ def insert_document(
     url = row[0]
     key, host = (page_key(url), host_of(url)) if url else (None, None)
     full = "\n\n".join(chunks)
+    if chunk_ids is not None and len(chunk_ids) != len(chunks):
+        raise InvalidInput("the document's chunk ids do not match its chunks")
     conn.execute(
-        "INSERT INTO documents(source_id, title, page_url, page_key, page_host, content_hash,"
-        " project_id, created_at) VALUES (?,?,?,?,?,?,?,?)",
-        (source_id, title, url, key, host, content_hash(full), clean_project(project), created),
+        "INSERT INTO documents(id, source_id, title, page_url, page_key, page_host, content_hash,"
+        " project_id, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
+        (doc_id, source_id, title, url, key, host, content_hash(full), clean_project(project), created),
     )
     doc_id = int(conn.last_insert_rowid())
     ids = []
     for seq, text in enumerate(chunks):
         conn.execute(
-            "INSERT INTO chunks(text, kind, source_id, document_id, seq, project_id, created_at,"
+            "INSERT INTO chunks(id, text, kind, source_id, document_id, seq, project_id, created_at,"
             " page_url, page_key, page_host, page_set_by, content_hash)"
-            " VALUES (?, 'doc', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (text, source_id, doc_id, seq, clean_project(project), created, url, key, host,
-             "source" if url else None, content_hash(text)),
+            " VALUES (?, ?, 'doc', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (None if chunk_ids is None else chunk_ids[seq], text, source_id, doc_id, seq, clean_project(project),
+             created, url, key, host, "source" if url else None, content_hash(text)),
         )
         ids.append(int(conn.last_insert_rowid()))
     change.touch("documents", chunk_ids=ids, page_keys=[key], hosts=[host])

@@ -345,21 +345,23 @@ def count_documents(conn: apsw.Connection, f: FactFilter) -> int:
 
 # -- whole-vault export (DATA-2): every column a lossless round trip needs ------------------------
 
-_EXPORT_EXTRA = "c.superseded_at, c.pinned_from, s.created_at"
+_EXPORT_EXTRA = "c.thread_id, c.thread_seq, c.superseded_at, c.pinned_from, s.created_at"
 
 
 @reader
 def facts_for_export(conn: apsw.Connection, f: FactFilter, after_id: int = 0, limit: int = 1000) -> list[Fact]:
-    """Facts in id order (keyset paging), with ``extra`` holding what only an export needs:
-    ``superseded_at``, ``pinned_from`` (the source a pinned fact had before) and ``source_created_at``."""
+    """Facts in id order (keyset paging), with ``extra`` holding what only an export needs: its place
+    in a conversation (``thread_id``, ``thread_seq``), ``superseded_at``, ``pinned_from`` (the source
+    a pinned fact had before) and ``source_created_at``."""
     where, params = f.where()
     sql = (f"SELECT {FACT_COLUMNS}, {_EXPORT_EXTRA} {_FROM} WHERE {where} AND c.id > ?"
            " ORDER BY c.id LIMIT ?")
     out = []
     for row in conn.execute(sql, [*params, after_id, limit]):
         fact = fact_from_row(row)
-        superseded_at, pinned_from, source_created = row[-3:]
-        fact.extra.update(superseded_at=superseded_at, pinned_from=pinned_from, source_created_at=source_created)
+        thread_id, thread_seq, superseded_at, pinned_from, source_created = row[-5:]
+        fact.extra.update(thread_id=thread_id, thread_seq=thread_seq, superseded_at=superseded_at,
+                          pinned_from=pinned_from, source_created_at=source_created)
         out.append(fact)
     return out
 
@@ -374,10 +376,9 @@ def documents_for_export(conn: apsw.Connection, f: FactFilter, after_id: int = 0
     out = []
     for row in conn.execute(sql, [*params, after_id, limit]):
         doc = document_from_row(row[:-3])
-        chunks = [r[0] for r in conn.execute("SELECT text FROM chunks WHERE document_id = ? ORDER BY seq",
-                                             (doc.id,))]
+        rows = conn.execute("SELECT id, text FROM chunks WHERE document_id = ? ORDER BY seq", (doc.id,)).fetchall()
         out.append((doc, {"invalid_at": row[-3], "invalidated_by": row[-2], "source_id": row[-1],
-                          "chunks": chunks}))
+                          "chunks": [r[1] for r in rows], "chunk_ids": [r[0] for r in rows]}))
     return out
 
 
@@ -484,6 +485,12 @@ def mixed_batch_tags(conn: apsw.Connection, limit: int = 1000) -> list[tuple[int
         " HAVING n > 1 OR MAX(COALESCE(e.project_id, '')) <> c.project_id ORDER BY c.id LIMIT ?"
     )
     return [(int(r[0]), str(r[1]), int(r[2])) for r in conn.execute(sql, [*params, limit])]
+
+
+def oldest_memory_at(conn: apsw.Connection) -> str | None:
+    """When the oldest chunk (forgotten ones too) was written; ``None`` for an empty vault."""
+    value = scalar(conn, "SELECT min(created_at) FROM chunks")
+    return None if value is None else str(value)
 
 
 def unembedded_before(conn: apsw.Connection, cutoff: str, limit: int = 100) -> tuple[int, list[int]]:

@@ -34,8 +34,10 @@ def stamp_source(
     tool: str | None = None,
     batch_id: str | None = None,
     created_at: str | None = None,
+    source_id: int | None = None,
 ) -> int:
-    """Insert one ``memory_sources`` row and return its id."""
+    """Insert one ``memory_sources`` row and return its id (``source_id``: this id, for an import
+    that keeps the exported ids; otherwise SQLite's next one)."""
     if kind not in KINDS:
         raise InvalidInput(f"unknown source kind {kind!r}")
     if tier not in TIERS:
@@ -46,9 +48,9 @@ def stamp_source(
     host = host_of(url) if url else None
     title = title.strip() if title else None
     conn.execute(
-        "INSERT INTO memory_sources(kind, tier, source_url, source_host, title, tool, batch_id, created_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (kind, tier, url, host, title, tool, batch_id, created_at or now_iso()),
+        "INSERT INTO memory_sources(id, kind, tier, source_url, source_host, title, tool, batch_id, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (source_id, kind, tier, url, host, title, tool, batch_id, created_at or now_iso()),
     )
     change.touch("memory_sources", hosts=[host] if host else [])
     return int(conn.last_insert_rowid())

@@ -12,6 +12,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from aiohttp import web
+
 from vodou_desktop import config
 from vodou_desktop.bridge.events import EventHub
 from vodou_desktop.bridge.server import BridgeServer
@@ -130,3 +132,31 @@ def start_bridge(vault: Vault, search: SearchService, loop: LoopThread,
 def stop_bridge(bridge: Bridge) -> None:
     bridge.loop.run(bridge.server.stop())
     bridge.services.close()
+
+
+class ScriptedModel:
+    """A local OpenAI-compatible endpoint that proposes the tool calls a hostile page asks for."""
+
+    def __init__(self, loop: LoopThread) -> None:
+        self.loop = loop
+        self.requests: list[dict[str, Any]] = []
+        self.calls: list[tuple[str, Any]] = []
+        self.reply = "Done as the page said."
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self.complete)
+        self.runner = web.AppRunner(app)
+        loop.run(self.runner.setup())
+        site = web.TCPSite(self.runner, "127.0.0.1", 0)
+        loop.run(site.start())
+        self.base_url = f"http://127.0.0.1:{self.runner.addresses[0][1]}/v1"
+
+    async def complete(self, request: web.Request) -> web.Response:
+        self.requests.append(await request.json())
+        tool_calls = [{"id": f"call{i}", "type": "function",
+                       "function": {"name": name, "arguments": json.dumps(args)}}
+                      for i, (name, args) in enumerate(self.calls)]
+        message = {"role": "assistant", "content": self.reply, "tool_calls": tool_calls}
+        return web.json_response({"choices": [{"index": 0, "message": message}]})
+
+    def close(self) -> None:
+        self.loop.run(self.runner.cleanup())

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp import web
 
-from tests.integration.bridge.helpers import Bridge, LoopThread, start_bridge, stop_bridge
-from tests.support import file_hashes, total_hits
+from tests.integration.bridge.helpers import Bridge, LoopThread, ScriptedModel, start_bridge, stop_bridge
+from tests.support import closed_port, file_hashes, total_hits
 from vodou_desktop import config, paths
 from vodou_desktop.search.service import SearchService
 from vodou_desktop.vault import ALL_PROJECTS, Fact, FactFilter, Vault
@@ -20,45 +18,6 @@ from vodou_desktop.vault import query as q
 
 CANARY = "CANARY-7f3a91-pagecontext"
 URL = "https://blog.example/post"
-
-
-class ScriptedModel:
-    """A local OpenAI-compatible endpoint that proposes the tool calls a hostile page asks for."""
-
-    def __init__(self, loop: LoopThread) -> None:
-        self.loop = loop
-        self.requests: list[dict[str, Any]] = []
-        self.calls: list[tuple[str, Any]] = []
-        self.reply = "Done as the page said."
-        app = web.Application()
-        app.router.add_post("/v1/chat/completions", self.complete)
-        self.runner = web.AppRunner(app)
-        loop.run(self.runner.setup())
-        site = web.TCPSite(self.runner, "127.0.0.1", 0)
-        loop.run(site.start())
-        self.base_url = f"http://127.0.0.1:{self.runner.addresses[0][1]}/v1"
-
-    async def complete(self, request: web.Request) -> web.Response:
-        self.requests.append(await request.json())
-        tool_calls = [{"id": f"call{i}", "type": "function",
-                       "function": {"name": name, "arguments": json.dumps(args)}}
-                      for i, (name, args) in enumerate(self.calls)]
-        message = {"role": "assistant", "content": self.reply, "tool_calls": tool_calls}
-        return web.json_response({"choices": [{"index": 0, "message": message}]})
-
-    def close(self) -> None:
-        self.loop.run(self.runner.cleanup())
-
-
-@pytest.fixture
-def model_bridge(vault: Vault, keyword_search: SearchService, loop_thread: LoopThread
-                 ) -> Iterator[tuple[Bridge, ScriptedModel]]:
-    model = ScriptedModel(loop_thread)
-    settings = config.Settings(model_base_url=model.base_url, model_name="scripted")
-    bridge = start_bridge(vault, keyword_search, loop_thread, settings)
-    yield bridge, model
-    stop_bridge(bridge)
-    model.close()
 
 
 def all_facts(vault: Vault) -> list[Fact]:
@@ -132,14 +91,15 @@ def test_page_context_on_an_off_site_is_refused(bridge: Bridge) -> None:
 
 def test_unreachable_model_degrades_to_a_note(vault: Vault, keyword_search: SearchService,
                                               loop_thread: LoopThread) -> None:
-    settings = config.Settings(model_base_url="http://127.0.0.1:9/v1", model_name="none")
-    bridge = start_bridge(vault, keyword_search, loop_thread, settings)
-    try:
-        reply = bridge.post("/api/turns", {"content": "a plain note"})
-        assert reply.status == 201 and reply.json["modelError"]
-        assert reply.json["executed"][0]["tool"] == "remember"
-    finally:
-        stop_bridge(bridge)
+    with closed_port() as port:  # a model endpoint that refuses every connection
+        settings = config.Settings(model_base_url=f"http://127.0.0.1:{port}/v1", model_name="none")
+        bridge = start_bridge(vault, keyword_search, loop_thread, settings)
+        try:
+            reply = bridge.post("/api/turns", {"content": "a plain note"})
+            assert reply.status == 201 and reply.json["modelError"]
+            assert reply.json["executed"][0]["tool"] == "remember"
+        finally:
+            stop_bridge(bridge)
 
 
 # -- taint: page content in the turn, or a recalled memory saved from a page (issue: memory injection) --

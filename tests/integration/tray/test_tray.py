@@ -15,6 +15,8 @@ import pytest
 from PySide6.QtGui import QImage
 
 from tests.integration.tray.conftest import SCREEN, TRAY_HEIGHT, TRAY_WIDTH, _wait
+from tests.support import own_bridge_port
+from vodou_desktop import paths
 
 EXT = "abcdefghijklmnopabcdefghijklmnop"
 PAGE = "https://birds.example.org/heron"
@@ -53,6 +55,7 @@ def call(port: int, token: str, method: str, path: str, body: dict | None = None
 
 @pytest.mark.tray
 def test_real_tray_menu_and_green_icon(tray_display, tmp_path, vodou_home):
+    own_bridge_port(paths.config_file())
     env = {**os.environ, "DISPLAY": tray_display, "QT_QPA_PLATFORM": "xcb", "VODOU_EMBEDDER": "none",
            "VODOU_HOME": str(vodou_home)}
     app = subprocess.Popen([sys.executable, "-m", "vodou_desktop"], env=env, stdout=subprocess.PIPE,

@@ -16,6 +16,7 @@ import pytest
 
 from tests.integration.tray.conftest import SCREEN, TRAY_WIDTH, _wait
 from tests.integration.tray.test_tray import BLUE_HUE, hue_pixels, screenshot, tray_area
+from tests.support import own_bridge_port
 from vodou_desktop import paths
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault
 from vodou_desktop.vault import query as q
@@ -67,9 +68,7 @@ def test_tray_app_captures_claude_code_by_itself_and_pause_stops_it(tray_display
     repo.mkdir()
     session.write_text("")
     vault_path = paths.vault_path()
-    config_file = paths.config_file()
-    config_file.parent.mkdir(parents=True, exist_ok=True)
-    config_file.write_text(json.dumps({"capture_claude_code": True, "claude_projects_dir": str(claude)}))
+    own_bridge_port(paths.config_file(), capture_claude_code=True, claude_projects_dir=str(claude))
     env = {**os.environ, "DISPLAY": tray_display, "QT_QPA_PLATFORM": "xcb", "VODOU_EMBEDDER": "none",
            "VODOU_HOME": str(vodou_home)}
     app = subprocess.Popen([sys.executable, "-m", "vodou_desktop"], env=env, stdout=subprocess.PIPE,

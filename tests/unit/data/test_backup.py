@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 import subprocess
 import sys
 import textwrap
@@ -155,3 +157,40 @@ def test_rolling_backups_once_a_day_keep_the_newest(vault_path: Path, tmp_path: 
     assert len(kept) == 2 and kept[-1] == forced.path and (folder / "unrelated.sqlite").exists()
     assert check_copy(kept[0]).memories == 1
     assert rolling.run_if_due(vault_path, config.Settings(backups_enabled=False, backups_folder=str(folder))) is None
+
+
+def test_a_restored_vault_is_private_whatever_the_umask(vault_path: Path, tmp_path: Path) -> None:
+    with Vault.open(vault_path) as vault:
+        remember(vault, "the spare key is under the blue pot", Origin(kind="cli"))
+    copy = tmp_path / "copy.sqlite"
+    backup_vault(vault_path, copy)
+    target = tmp_path / "restored" / "vault.sqlite"
+    target.parent.mkdir()
+    previous = os.umask(0o022)
+    try:
+        restore_vault(copy, target)
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+def test_a_copy_that_opens_but_fails_the_integrity_check_is_refused(vault_path: Path, tmp_path: Path) -> None:
+    """Every query of it works; only SQLite's integrity check sees that an index lost its rows."""
+    with Vault.open(vault_path) as vault:
+        remember(vault, "the spare key is under the blue pot", Origin(kind="cli"))
+    copy = tmp_path / "copy.sqlite"
+    backup_vault(vault_path, copy)
+    conn = apsw.Connection(str(copy))
+    conn.execute("CREATE TABLE extra(a, b); INSERT INTO extra VALUES (1, 2), (3, 4); CREATE INDEX extra_a ON extra(a)")
+    conn.execute("PRAGMA writable_schema=ON")
+    conn.execute("UPDATE sqlite_schema SET sql = 'CREATE INDEX extra_a ON extra(b)' WHERE name = 'extra_a'")
+    conn.close()
+    reader = apsw.Connection(str(copy), flags=apsw.SQLITE_OPEN_READONLY)
+    assert [r[0] for r in reader.execute("SELECT text FROM chunks")] == ["the spare key is under the blue pot"]
+    reader.close()
+    before = file_hashes(vault_path)
+    with pytest.raises(VaultUnavailable, match="integrity check"):
+        check_copy(copy)
+    with pytest.raises(VaultUnavailable, match="integrity check"):
+        restore_vault(copy, vault_path)
+    assert file_hashes(vault_path) == before

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import partial
 
 import pytest
 from hypothesis import given
@@ -24,7 +25,8 @@ from vodou_desktop.ingest.fences import strip_context
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.search.backfill import backfill
 from vodou_desktop.search.service import SearchService
-from vodou_desktop.vault import Vault
+from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault
+from vodou_desktop.vault import query as q
 from vodou_desktop.vault.opm_store import MemoryRow
 
 
@@ -159,3 +161,12 @@ def test_hybrid_recall_finds_a_fact_by_meaning(opm: OperatorMemory, vault: Vault
     backfill(vault, hybrid_search.embedder)  # type: ignore[arg-type]
     block = build_recall_block(opm, hybrid_search, "which weekday is our scrum ceremony")
     assert block.fact_ids[:1] == [fact]
+
+
+def test_rendering_twenty_matching_facts_keeps_exactly_eight(vault: Vault) -> None:
+    ids = [add_fact(vault, f"fact{i:02d} about the heron") for i in range(20)]
+    facts = vault.read(partial(q.facts_after, after_id=0, f=FactFilter(project=ALL_PROJECTS), limit=100))
+    assert [f.id for f in facts] == ids
+    block = render_recall_block([], facts)
+    assert len(fact_lines(block.text)) == 8  # the number itself: a raised limit must fail here too
+    assert block.fact_ids == ids[:8] and block.truncated

@@ -41,7 +41,12 @@ FACTS = [
 def second_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedder]:
     """A real, different sentence-transformers model with another width, built offline."""
     import torch
-    from sentence_transformers import SentenceTransformer, models
+    from sentence_transformers import SentenceTransformer
+
+    try:  # where sentence-transformers 6 keeps the modules (its old path warns, and warnings are errors here)
+        from sentence_transformers.sentence_transformer import modules as models
+    except ImportError:  # releases before 6
+        from sentence_transformers import models  # type: ignore[no-redef]
 
     torch.manual_seed(0)
     base = SentenceTransformer(str(default_model_dir()), device="cpu")
@@ -250,7 +255,17 @@ def test_a_model_of_another_shape_or_that_disagrees_keeps_encode(second_model: E
     assert not second_model.direct_path
     vector = second_model.encode(["sourdough rye"])[0]
     assert vector.shape == (SECOND_DIM,)
-    monkeypatch.setattr(embedder_module, "DIRECT_TOLERANCE", -1.0)  # no difference is small enough
+    # A direct path that disagrees with encode: one component moved by far more than the tolerance.
+    # (Not a negative tolerance: numpy's allclose accepts exactly equal vectors whatever the
+    # tolerance, and on some machines the direct path reproduces encode bit for bit.)
+    real_forward = Embedder._forward
+
+    def disagreeing(self: Embedder, texts: list[str]) -> np.ndarray:
+        vectors = np.array(real_forward(self, texts), copy=True)
+        vectors[:, 0] += 100 * embedder_module.DIRECT_TOLERANCE
+        return vectors
+
+    monkeypatch.setattr(Embedder, "_forward", disagreeing)
     strict = Embedder("default").start()
     assert strict.wait(300) is EmbedderState.READY, strict.error
     assert not strict.direct_path

@@ -8,7 +8,8 @@ import pytest
 
 from tests.support import run_cli
 from vodou_desktop.errors import Conflict
-from vodou_desktop.ingest.remember import Origin, correct, pin, remember
+from vodou_desktop.governance.forget import Forgetting
+from vodou_desktop.ingest.remember import Origin, correct, move, pin, remember
 from vodou_desktop.search.service import SearchService
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault
 from vodou_desktop.vault import query as q
@@ -53,3 +54,15 @@ def test_cli_correct_and_pin(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> N
     assert json.loads(run_cli(*v, "mem", "pin", str(fixed["id"]), "--json").out)["tier"] == "pinned"
     missing = run_cli(*v, "mem", "correct", "99", "x")
     assert missing.code == 2 and "no memory with id 99" in missing.err
+
+
+def test_moving_a_forgotten_memory_is_refused(keyword_search: SearchService) -> None:
+    """A move writes a new revision from the old one's text: moving a forgotten memory would show its
+    text again."""
+    vault = keyword_search.vault
+    fact = remember(vault, "the locker combination is 4711", Origin(kind="cli"), project="gym")
+    Forgetting(vault).forget_fact(fact)
+    with pytest.raises(Conflict, match="forgotten"):
+        move(vault, fact, "home")
+    assert keyword_search.search("locker combination", FactFilter(project=ALL_PROJECTS)) == []
+    assert vault.read(lambda c: q.count_facts(c, EVERYTHING)) == 1

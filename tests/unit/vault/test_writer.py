@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -9,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from vodou_desktop.errors import InvalidInput
+from tests.support import break_not_null, sha256_of
+from vodou_desktop.errors import InvalidInput, VaultUnavailable
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.vault import ALL_PROJECTS, Change, FactFilter, Vault
 from vodou_desktop.vault import query as q
@@ -82,3 +84,20 @@ def test_app_notices_a_second_process_writing(vault: Vault) -> None:
     facts = vault.read(lambda c: q.list_facts(c, FactFilter(project=ALL_PROJECTS)))
     assert [f.text for f in facts] == ["from the CLI"]
     assert vault.poll_external() is False
+
+
+def test_a_damaged_file_swapped_in_while_suspended_is_refused_and_left_alone(tmp_path: Path) -> None:
+    """The file found after ``suspended()`` may be another one (restored, converted): it is checked
+    again before the next write."""
+    path, damaged = tmp_path / "vault.sqlite", tmp_path / "damaged.sqlite"
+    with Vault.open(damaged) as other:
+        remember(other, "in the damaged file", Origin("cli"))
+    break_not_null(damaged)
+    with Vault.open(path) as vault:
+        remember(vault, "in the first file", Origin("cli"))
+        with vault.suspended():
+            os.replace(damaged, path)
+        digest = sha256_of(path)
+        with pytest.raises(VaultUnavailable, match="is damaged"):
+            remember(vault, "written after the swap", Origin("cli"))
+    assert sha256_of(path) == digest

@@ -1,11 +1,15 @@
-"""Source scans for ``vodou doctor``: the policy invariants that live in code, not in rows.
+"""Source scans of the vodou_desktop package: the policy invariants that live in code, not in rows.
+
+They run in the test suite (``tests/unit/test_code_audit.py``) over the real package; ``vodou doctor``
+checks the person's data only.
 
 1. Project predicates without the global carve-out (seed 004's grep): a comparison
    ``project_id = ?``/``:name``/``$n`` in SQL with no ``IS NULL`` on the same or the next line hides
    global memories inside projects. ``SET project_id = ?`` (a write) is not a predicate.
 2. Readers of governed columns vs policy consultations (seed 000, GOV-5). Counted per function
-   with ``ast``: a *governed reader* is a function containing a string literal that is a SELECT
-   naming a governed column (``source_host``, ``source_url``, ``invalid_at``, ``project_id``); it
+   with ``ast``: a *governed reader* is a function containing one SQL text (a literal, an f-string
+   or a ``+`` of them, module string constants filled in) that is a SELECT naming a governed column
+   (``source_host``, ``source_url``, ``invalid_at``, ``project_id``); it
    *consults the policy* when it builds its WHERE with the vault's query builder — it calls
    ``.where()`` or ``_document_where`` (the FactFilter predicates) — or it is a declared owner
    diagnostic (the doctor's own audits, which must see every row to judge them). Everything else
@@ -20,6 +24,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+import vodou_desktop
 
 GOVERNED = ("source_host", "source_url", "invalid_at", "project_id")
 _CARVE = re.compile(r"project_id\s*==?\s*[?:$]")
@@ -40,6 +46,8 @@ REVIEWED: dict[str, str] = {
                                    "decide whether they share a conversation; nothing is shown or returned",
     "vault/schema.py:_m0004_threads": "migration: numbers existing facts into threads; reads no text and "
                                       "returns nothing",
+    "vault/transfer.py:source_events_for": "export: the input labels (source_events) of the capture batches "
+                                           "of facts a policy reader (facts_for_export) already let through",
     "vault/transfer.py:sources_by_id": "export: the source rows of facts and documents a policy reader "
                                        "(facts_for_export / documents_for_export) already let through, by id",
 }
@@ -58,7 +66,7 @@ class Hit:
 
 
 def package_root() -> Path:
-    return Path(__file__).resolve().parent.parent
+    return Path(vodou_desktop.__file__).resolve().parent
 
 
 def _py_files(root: Path) -> list[Path]:
@@ -118,20 +126,57 @@ def _module_strings(trees: Iterable[ast.Module]) -> dict[str, str]:
     return out
 
 
-def _strings(fn: ast.AST, constants: dict[str, str]) -> str:
-    """Every string literal in ``fn``, plus the value of each module string constant it names."""
+def _strings(node: ast.AST, constants: dict[str, str]) -> str:
+    """Every string literal in ``node``, plus the value of each module string constant it names."""
     parts = []
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            parts.append(node.value)
-        elif isinstance(node, ast.Name) and node.id in constants:
-            parts.append(constants[node.id])
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            parts.append(sub.value)
+        elif isinstance(sub, ast.Name) and sub.id in constants:
+            parts.append(constants[sub.id])
     return " ".join(parts)
 
 
+def _is_text(node: ast.AST, constants: dict[str, str]) -> bool:
+    """A string expression: a literal, an f-string, a named string constant, a ``+`` of them, or a
+    choice (``a if c else b``) between them."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _is_text(node.left, constants) or _is_text(node.right, constants)
+    if isinstance(node, ast.IfExp):
+        return _is_text(node.body, constants) and _is_text(node.orelse, constants)
+    return isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Name) and node.id in constants)
+
+
+def _local_texts(fn: ast.AST, constants: dict[str, str]) -> dict[str, str]:
+    """The function's own string variables (``live = " AND invalid_at IS NULL" if … else ""``), so that
+    SQL assembled from them in a later statement is read whole."""
+    local = dict(constants)
+    for node in ast.walk(fn):
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and _is_text(node.value, local)):
+            local[node.targets[0].id] = _strings(node.value, local)
+    return local
+
+
+def _sql_texts(fn: ast.AST, constants: dict[str, str]) -> list[str]:
+    """Each outermost string expression in ``fn`` as one text (an f-string's constants filled in).
+
+    One text is one statement: a SELECT of an unrelated value and an INSERT naming a governed
+    column, written as two statements, are not a read of that column."""
+    constants = _local_texts(fn, constants)
+    texts, inside = [], set()
+    for node in ast.walk(fn):  # breadth first: an expression is met before its parts
+        if id(node) in inside or not _is_text(node, constants):
+            continue
+        inside.update(id(sub) for sub in ast.walk(node))
+        texts.append(_strings(node, constants))
+    return texts
+
+
 def _reads_governed(fn: ast.AST, constants: dict[str, str]) -> bool:
-    text = _strings(fn, constants)
-    return bool(_SELECT.search(text) and _GOVERNED_RE.search(text))
+    return any(_SELECT.search(t) and _GOVERNED_RE.search(t) for t in _sql_texts(fn, constants))
 
 
 def _calls_policy(fn: ast.AST) -> bool:
