@@ -21,7 +21,10 @@ from vodou_desktop.vault.writer import Change
 
 # Settings that never leave the vault: the key of erased hosts' keyed hashes (an importing vault
 # makes its own; the hashes it protects are not exported either).
-PRIVATE_SETTINGS = frozenset({"operations_host_key"})
+# Device-local settings an export leaves out: a key, and this device's sync identity and state.
+PRIVATE_SETTINGS = frozenset({"operations_host_key", "sync_capture", "sync_device_id", "sync_device_name",
+                              "sync_folder", "sync_key", "sync_hlc", "sync_next_seq", "sync_problems",
+                              "sync_paused", "sync_last_run", "sync_snapshot_seq"})
 SOURCE_FIELDS = ("kind", "tier", "url", "title", "tool", "batch_id", "created_at")
 # Tables an import needs empty; settings and projects may exist already (a fresh vault has none).
 CONTENT_TABLES = ("chunks", "documents", "memory_sources", "operator_memory", "operator_memory_history",
