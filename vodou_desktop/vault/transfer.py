@@ -21,10 +21,13 @@ from vodou_desktop.vault.writer import Change
 
 # Settings that never leave the vault: the key of erased hosts' keyed hashes (an importing vault
 # makes its own; the hashes it protects are not exported either).
-# Device-local settings an export leaves out: a key, and this device's sync identity and state.
-PRIVATE_SETTINGS = frozenset({"operations_host_key", "sync_capture", "sync_device_id", "sync_device_name",
-                              "sync_folder", "sync_key", "sync_hlc", "sync_next_seq", "sync_problems",
-                              "sync_paused", "sync_last_run", "sync_snapshot_seq"})
+PRIVATE_SETTINGS = frozenset({"operations_host_key"})
+SYNC_SETTINGS_PREFIX = "sync_"  # this device's sync identity, key and state: device-local, never exported
+
+
+def is_private_setting(key: str) -> bool:
+    return key in PRIVATE_SETTINGS or key.startswith(SYNC_SETTINGS_PREFIX)
+
 SOURCE_FIELDS = ("kind", "tier", "url", "title", "tool", "batch_id", "created_at")
 # Tables an import needs empty; settings and projects may exist already (a fresh vault has none).
 CONTENT_TABLES = ("chunks", "documents", "memory_sources", "operator_memory", "operator_memory_history",
