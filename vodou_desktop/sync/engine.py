@@ -399,6 +399,8 @@ class SyncEngine:
                 report.refused.append(f"refused vodou/{device}/snapshot.vss: {exc}")
                 continue
             weight = sum(int(v) for v in snap.get("vector", {}).values())
+            if not _usable(snap, folder, devices):
+                continue
             if best is None or weight > best[0]:
                 best = (weight, device, snap)
         if best is not None:
@@ -514,6 +516,17 @@ class SyncEngine:
 
     def paused(self) -> bool:
         return self.vault.read(lambda c: get_setting(c, S["paused"])) == "1"
+
+
+def _usable(snap: dict[str, Any], folder: SyncFolder, devices: dict[str, dict[str, Any]]) -> bool:
+    """A snapshot can start a device when, for every device, the change files after what it covers are all
+    still in the folder (none compacted away since it was written)."""
+    vector = snap.get("vector", {})
+    for device in devices:
+        files = folder.change_files(device)
+        if files and min(files) > int(vector.get(device, 0)) + 1:
+            return False
+    return True
 
 
 def _dropper(seq: int) -> Any:

@@ -9,11 +9,22 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.sync.support import Device, connect, make_devices, normalized_export, plaintexts, settle, vault_bytes
+from tests.unit.sync.support import (
+    SECRET,
+    Device,
+    connect,
+    make_devices,
+    normalized_export,
+    plaintexts,
+    settle,
+    shuttle,
+    vault_bytes,
+)
 from vodou_desktop.governance.forget import Forgetting
 from vodou_desktop.governance.opm import OperatorMemory
 from vodou_desktop.governance.sitemodes import SiteModes
 from vodou_desktop.ingest.remember import Origin, correct, move, pin, remember
+from vodou_desktop.sync.folder import SyncFolder
 from vodou_desktop.vault import Vault
 
 CLI = Origin(kind="cli")
@@ -180,3 +191,30 @@ def test_operator_memory_over_its_ceiling_after_a_merge_expires_the_excess(trio:
         assert len(rows) == 2
         assert len(OperatorMemory(d.vault).recall()) == 1  # never more than the ceiling is recalled
     assert normalized_export(laptop.vault) == normalized_export(desktop.vault)
+
+
+def test_compacted_files_and_a_device_joining_later_from_a_snapshot(tmp_path: Path) -> None:
+    rng = random.Random(9)
+    laptop, desktop, tablet = make_devices(tmp_path, ["laptop", "desktop", "tablet"])
+    try:
+        connect([laptop, desktop], rng)
+        for n in range(3):
+            remember(laptop.vault, f"laptop memory {n}", CLI)
+            laptop.run()
+        remember(desktop.vault, "desktop memory", CLI)
+        settle([laptop, desktop], rng)
+        laptop.engine.run(force_snapshot=True)
+        settle([laptop, desktop], rng)  # the desktop's record says it applied them: the laptop compacts
+        assert SyncFolder(laptop.folder).change_files(laptop.device_id) == {}
+        remember(laptop.vault, "after the snapshot", CLI)
+        laptop.run()
+        shuttle([laptop, desktop, tablet], rng, share=1.0)  # the tablet arrives: a snapshot, then later files
+        tablet.engine.setup(tablet.folder, "tablet", SECRET, joining=True)
+        assert tablet.run().bootstrapped_from in ("laptop", "desktop")
+        settle([laptop, desktop, tablet], rng)
+        exports = [normalized_export(d.vault) for d in (laptop, desktop, tablet)]
+        assert exports[0] == exports[1] == exports[2]
+        assert sum(r["type"] == "memory" for r in exports[2]) == 5
+    finally:
+        for d in (laptop, desktop, tablet):
+            d.vault.close()
