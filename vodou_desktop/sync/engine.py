@@ -218,7 +218,10 @@ class SyncEngine:
             self._send(cfg, folder, report)
             devices = self._read_devices(cfg, folder, report)
             if self.vault.read(lambda c: get_setting(c, S["bootstrap"])) == "1":
-                self._bootstrap(cfg, folder, devices, report)
+                self._from_snapshot(cfg, folder, devices, report, None)
+            gaps = self._compacted_away(folder, devices)
+            if gaps:  # files this device still needs were compacted before it was known: a snapshot has them
+                self._from_snapshot(cfg, folder, devices, report, gaps)
             for device, meta in sorted(devices.items()):
                 self._receive(cfg, folder, device, meta, report)
             if self.vault.read(lambda c: get_setting(c, S["rewrite"])) == "1":
@@ -386,8 +389,24 @@ class SyncEngine:
                               "already applied with other content (a replayed or restored old file)")
 
     # -- joining -------------------------------------------------------------------------------------------
-    def _bootstrap(self, cfg: SyncConfig, folder: SyncFolder, devices: dict[str, dict[str, Any]],
-                   report: RunReport) -> None:
+    def _compacted_away(self, folder: SyncFolder, devices: dict[str, dict[str, Any]]) -> dict[str, int]:
+        """Devices whose first change file in the folder comes after the next one this device needs: the
+        number a snapshot must cover for each."""
+        known = self.vault.read(st.peers)
+        gaps = {}
+        for device, meta in devices.items():
+            files = folder.change_files(device)
+            last = known.get(device, {}).get("last_seq", 0)
+            written = int(meta.get("last_seq", 0))  # what the device says it has written
+            if last < written and last + 1 not in files and (not files or min(files) > last + 1):
+                gaps[device] = min(files) - 1 if files else written
+        return gaps
+
+    def _from_snapshot(self, cfg: SyncConfig, folder: SyncFolder, devices: dict[str, dict[str, Any]],
+                       report: RunReport, needed: dict[str, int] | None) -> None:
+        """Apply the best snapshot: when joining (``needed`` None), the one covering most; else one that
+        covers the ``needed`` numbers. Applying a snapshot is always safe (the merge is idempotent and
+        commutative); the numbers it covers are then taken as applied."""
         best: tuple[int, str, dict[str, Any]] | None = None
         for device in devices:
             data = read_bytes(folder.snapshot_file(device))
@@ -400,6 +419,8 @@ class SyncEngine:
                 continue
             weight = sum(int(v) for v in snap.get("vector", {}).values())
             if not _usable(snap, folder, devices):
+                continue
+            if needed and any(int(snap.get("vector", {}).get(d, 0)) < seq for d, seq in needed.items()):
                 continue
             if best is None or weight > best[0]:
                 best = (weight, device, snap)
@@ -417,10 +438,17 @@ class SyncEngine:
                     clock.observe(out.max_stamp)
                 set_setting(conn, change, S["hlc"], clock.state())
                 set_setting(conn, change, S["bootstrap"], "0")
+                if out.erased:  # erased rows this device's own files may hold: they are written again
+                    st.purge_outbox(conn, out.erased)
+                    set_setting(conn, change, S["rewrite"], "1")
                 return len(out.erased)
 
             report.erased += self.vault.write(job)
-            report.bootstrapped_from = devices[device].get("name") or device
+            if needed is None:
+                report.bootstrapped_from = devices[device].get("name") or device
+        elif needed:
+            report.warnings.append(f"waiting: {len(needed)} device(s) compacted change files this device still "
+                                   "needs; their next snapshot brings them")
         else:
             self.vault.write(lambda conn, change: set_setting(conn, change, S["bootstrap"], "0"))
 
@@ -473,9 +501,12 @@ class SyncEngine:
         """Delete own change files that every device still syncing has applied and the snapshot covers."""
         covered = int(self.vault.read(lambda c: get_setting(c, S["snapshot_seq"]) or "0"))
         live = [m for m in devices.values() if not m.get("left_at")]
-        if not live:
+        known = self.vault.read(st.peers)  # a device known here whose record has not arrived counts as 0
+        acks = [int(m.get("acks", {}).get(cfg.device, 0)) for m in live]
+        acks += [0 for d, p in known.items() if d not in devices and not p["left_at"]]
+        if not acks:
             return
-        acked = min(int(m.get("acks", {}).get(cfg.device, 0)) for m in live)
+        acked = min(acks)
         for seq, path in folder.change_files(cfg.device).items():
             if seq <= min(acked, covered):
                 path.unlink(missing_ok=True)

@@ -358,7 +358,8 @@ SYNC_TRIGGERS = (
     ("sync_op_undo", "AFTER UPDATE OF undone_at", "operations", _changed("undone_at"), "op", "new.id", "undo"),
     ("sync_op_target", "AFTER UPDATE OF target", "operations", _changed("target"), "op", "new.id", "target"),
     ("sync_site_insert", "AFTER INSERT", "site_rules", "", "site", "new.host", "mode"),
-    ("sync_site_update", "AFTER UPDATE OF mode", "site_rules", _changed("mode"), "site", "new.host", "mode"),
+    ("sync_site_update", "AFTER UPDATE OF mode, updated_at", "site_rules", _changed("mode", "updated_at"), "site",
+     "new.host", "mode"),
     ("sync_site_delete", "AFTER DELETE", "site_rules", "", "site", "old.host", "mode"),
     ("sync_opm_insert", "AFTER INSERT", "operator_memory", "", "opm", "new.id", "body"),
     ("sync_opm_update", "AFTER UPDATE OF content, canonical_key, salience, revision, predecessor, source_ref,"
@@ -382,6 +383,8 @@ def _m0005_sync_ids(conn: apsw.Connection) -> None:
     conn.execute(
         """
         CREATE UNIQUE INDEX chunks_sync_id ON chunks(sync_id);
+        -- merging revisions walks from a memory to its revisions: without this, one scan of chunks each
+        CREATE INDEX chunks_predecessor ON chunks(predecessor_id) WHERE predecessor_id IS NOT NULL;
         CREATE TABLE sync_journal (
             id     INTEGER PRIMARY KEY,
             entity TEXT NOT NULL,
@@ -389,6 +392,7 @@ def _m0005_sync_ids(conn: apsw.Connection) -> None:
             field  TEXT NOT NULL,
             at     TEXT NOT NULL
         );
+        CREATE INDEX sync_journal_field ON sync_journal(entity, key, field);
         CREATE TABLE sync_clock (
             entity TEXT NOT NULL,
             key    TEXT NOT NULL,

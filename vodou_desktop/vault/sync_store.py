@@ -58,9 +58,13 @@ def capturing(conn: apsw.Connection) -> bool:
 def journal_everything(conn: apsw.Connection) -> int:
     """Put every row that syncs into the journal, as if written now (a device's first sync)."""
     now = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
-    conn.execute(f"INSERT INTO sync_journal(entity, key, field, at) SELECT 'fact', sync_id, f.field, {now}"
-                 " FROM chunks, (SELECT 'create' AS field UNION ALL SELECT 'forget' UNION ALL SELECT 'supersede'"
-                 " UNION ALL SELECT 'pin') f WHERE document_id IS NULL ORDER BY id, f.field = 'create' DESC")
+    facts = "FROM chunks WHERE document_id IS NULL"
+    conn.execute(f"INSERT INTO sync_journal(entity, key, field, at) SELECT 'fact', sync_id, 'create', {now} {facts}"
+                 " ORDER BY id")
+    for fld, changed in (("forget", "invalid_at IS NOT NULL"), ("supersede", "superseded_by IS NOT NULL"),
+                         ("pin", "pinned_from IS NOT NULL")):  # a field still at its default travels in create
+        conn.execute(f"INSERT INTO sync_journal(entity, key, field, at) SELECT 'fact', sync_id, '{fld}', {now}"
+                     f" {facts} AND {changed} ORDER BY id")
     conn.execute(f"INSERT INTO sync_journal(entity, key, field, at) SELECT 'op', id, 'create', {now} FROM operations"
                  " ORDER BY created_at")
     conn.execute(f"INSERT INTO sync_journal(entity, key, field, at) SELECT 'op', id, 'undo', {now} FROM operations"
@@ -103,6 +107,9 @@ def drop_journal(conn: apsw.Connection, through: int) -> None:
 
 
 _GONE = object()
+# a fact's fields as ``create`` leaves them (``page`` is in ``create`` itself)
+_DEFAULTS: dict[str, Any] = {"forget": {"at": None, "by": None}, "supersede": {"by": None, "at": None},
+                             "pin": {"pinned": False, "at": None}}
 
 
 def exists(conn: apsw.Connection, entity: str, key: str) -> bool:
@@ -319,8 +326,10 @@ class Applier:
         return "applied"
 
     def _set_page(self, fact_id: int, page: dict[str, Any]) -> None:
-        self.conn.execute("UPDATE chunks SET page_url = ?, page_key = ?, page_host = ?, page_set_by = ? WHERE id = ?",
-                          (page["url"], page["key"], page["host"], page["set_by"], fact_id))
+        values = (page["url"], page["key"], page["host"], page["set_by"])
+        self.conn.execute("UPDATE chunks SET page_url = ?, page_key = ?, page_host = ?, page_set_by = ? WHERE id = ?"
+                          " AND (page_url IS NOT ? OR page_key IS NOT ? OR page_host IS NOT ? OR page_set_by IS NOT ?)",
+                          (*values, fact_id, *values))
 
     def _fact_forget(self, key: str, v: dict[str, Any], stamp: str) -> str:
         fact_id = self._fact_id(key)
@@ -607,6 +616,8 @@ def state_records(conn: apsw.Connection) -> list[Record]:
 
     def add(entity: str, key: Any, fld: str) -> None:
         value = read_value(conn, entity, key, fld)
+        if (entity, key, fld) not in clocks and (fld == "page" or value == _DEFAULTS.get(fld, _GONE)):
+            return  # never changed since sync began: what ``create`` carries already
         if value is not _GONE:
             out.append({"e": entity, "k": key, "f": fld, "h": clocks.get((entity, key, fld), ZERO), "v": value})
 

@@ -107,7 +107,7 @@ def settle(devices: list[Device], rng: random.Random, rounds: int = 40) -> None:
         busy = False
         for device in order:
             report = device.run()
-            busy |= bool(report.sent or report.applied or report.rewritten)
+            busy |= bool(report.sent or report.applied or report.rewritten or report.waiting)
         if left == 0 and not busy:
             quiet += 1
             if quiet == 2:
