@@ -27,7 +27,7 @@ from vodou_desktop.vault import Change, Vault
 log = logging.getLogger(__name__)
 SYNCED_TABLES = frozenset({"chunks", "operations", "site_rules", "operator_memory", "*"})
 POLL_S = 60.0
-SETTLE_S = 0.3  # a burst of arriving files becomes one run
+SETTLE_S = 0.1  # a burst of arriving files becomes one run
 
 
 @dataclass(frozen=True)
