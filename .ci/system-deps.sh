@@ -2,7 +2,7 @@
 # Debian packages the test suite needs: a virtual screen with a tray host (tray tests),
 # Chromium (extension end-to-end tests), a Secret Service (keyring tests), image tools, the
 # desktop-entry and AppStream validators (packaging tests), strace (crash injection at exact
-# system calls: tests/unit/data/test_crash_injection.py).
+# system calls) and Syncthing (sync tests).
 # Installs only when something is missing, so running it again is quick.
 set -euo pipefail
 PACKAGES=(
@@ -11,7 +11,7 @@ PACKAGES=(
   libxcb-image0 libxcb-xinerama0 libxcb-xkb1 trayer xdotool imagemagick
   chromium gnome-keyring dbus dbus-x11 fonts-dejavu-core
   desktop-file-utils appstream
-  strace
+  strace syncthing
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -45,6 +45,7 @@ from vodou_desktop.ui.icon import icon_for_state
 from vodou_desktop.ui.panel import Panel
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.single_instance import SingleInstance, ask_running_instance_to_show
+from vodou_desktop.ui.sync_status import SyncStatus
 from vodou_desktop.ui.tray import Tray, update_actions
 from vodou_desktop.ui.unlock import UnlockDialog, locked_out
 from vodou_desktop.ui.vault_swap import VaultSwap
@@ -77,6 +78,8 @@ class Desktop:
         self.actions = ActionRegistry()
         self.capture = CaptureStatus(self.services, self.actions)  # before the commands: Pause stops it first
         self.services.extras["capture"] = self.capture
+        self.sync = SyncStatus(self.services, self.actions)  # sync in the background (docs/sync.md)
+        self.services.extras["sync"] = self.sync
         self.active_page = ActivePage(vault, self.sites, self.services.ops)
         self.hub_signals = HubSignals(self.hub)
         # 4. windows
@@ -109,6 +112,7 @@ class Desktop:
             self.tray = Tray(self.actions, self.services.model_status.text)
             self.tray.panel_requested.connect(self.panel.popup_near)
             self.capture.attach(self.tray.menu)
+            self.sync.attach(self.tray.menu)
             self.tray.show()
             self.active_page.changed.connect(self.tray.set_page)
             self.services.model_status.changed.connect(self.tray.update_tooltip)
@@ -125,6 +129,7 @@ class Desktop:
         self._poll.start()
         self.rolling_backups.start()
         self.capture.start(paused=self.sites.paused)
+        self.sync.start()
         if self.capture.question is not None:  # one first-run question at a time: encryption after capture
             self.capture.question.finished.connect(
                 lambda _result: None if self._quit.is_set() else self.encryption.offer_at_first_run())
@@ -158,6 +163,7 @@ class Desktop:
         self.single_instance.close()
         await self.bridge.stop()
         self.capture.stop()
+        self.sync.stop()
         if self.tray is not None:
             self.tray.icon.hide()
         self.panel.close()

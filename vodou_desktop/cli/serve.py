@@ -17,6 +17,7 @@ from vodou_desktop.bridge.services import Services
 from vodou_desktop.bridge.tokens import TokenStore
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.runtime import Runtime
+from vodou_desktop.sync.background import BackgroundSync
 from vodou_desktop.words import plural
 
 EXTERNAL_POLL_S = 2.0
@@ -61,7 +62,10 @@ async def _serve(rt: Runtime, port: int | None) -> None:
         bound = await server.start(port)
         print(f"vodou: bridge on http://127.0.0.1:{bound} — pairing tokens are kept in {tokens.storage}", flush=True)
         poller = asyncio.create_task(_poll_external(rt))
+        sync = BackgroundSync(rt.vault, on_state=lambda state: print(f"vodou: {state.words()}", flush=True))
+        sync.start()  # its own thread, when this vault syncs (docs/sync.md)
         await stop.wait()
+        await asyncio.to_thread(sync.stop)
         poller.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await poller

@@ -57,7 +57,7 @@ def export_records(conn: apsw.Connection, scope: ExportScope) -> Iterator[dict[s
     yield {"type": "header", "format": FORMAT, "version": FORMAT_VERSION, "vodou": __version__,
            "project": scope.project, "include_forgotten": scope.include_forgotten}
     for row in t.table_rows(conn, "settings", "key"):
-        if row["key"] not in t.PRIVATE_SETTINGS:
+        if not t.is_private_setting(row["key"]):
             yield {"type": "setting", **row}
     for row in t.table_rows(conn, "site_rules", "host"):
         yield {"type": "site_rule", **row}

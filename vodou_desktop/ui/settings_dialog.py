@@ -35,6 +35,7 @@ from vodou_desktop.ui.capture_settings import CaptureSettings
 from vodou_desktop.ui.pair_dialog import browser_label
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.settings_autostart import AutostartSection
+from vodou_desktop.ui.sync_settings import SyncSettingsPage
 from vodou_desktop.ui.table_model import Column, RecordTableModel
 from vodou_desktop.words import mode_words
 
@@ -146,6 +147,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.storage)
         layout.addWidget(self.autostart)
         layout.addWidget(self.capture)
+        layout.addWidget(SyncSettingsPage(self._services))  # Settings ▸ Sync
         layout.addWidget(QLabel(RESTART_NOTE, styleSheet="color: gray"))
         layout.addWidget(self.problem)
         layout.addWidget(self.buttons)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+import time
 from datetime import UTC, datetime
 
 
@@ -18,3 +20,9 @@ def to_iso(moment: datetime) -> str:
 def parse_iso(text: str) -> datetime:
     moment = datetime.fromisoformat(text)
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def new_sync_id() -> str:
+    """A row's global id for sync, UUIDv7-shaped: 48 bits of Unix milliseconds then 80 random bits,
+    as 32 hex digits (time-ordered, and unique across devices without asking any of them)."""
+    return f"{int(time.time() * 1000):012x}{secrets.token_hex(10)}"

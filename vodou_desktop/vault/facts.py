@@ -18,7 +18,7 @@ import numpy as np
 
 from vodou_desktop.errors import InvalidInput, NotFound
 from vodou_desktop.pages import host_of, page_key
-from vodou_desktop.vault.clock import now_iso, parse_iso
+from vodou_desktop.vault.clock import new_sync_id, now_iso, parse_iso
 from vodou_desktop.vault.connection import scalar
 from vodou_desktop.vault.settings_store import get_setting, set_setting
 from vodou_desktop.vault.writer import Change
@@ -164,8 +164,10 @@ def insert_fact(
     thread_seq: int | None = None,
     infer_thread: bool = True,
     fact_id: int | None = None,
+    sync_id: str | None = None,
 ) -> int:
-    """Insert one fact; returns its id. Preferences are always global (project NULL).
+    """Insert one fact; returns its id. Preferences are always global (project NULL). ``sync_id``: its
+    global id when it came from another device (sync); otherwise a new one.
 
     Its place in a conversation: ``thread_id`` (the id of the thread's first memory) when the caller
     knows it (appended, or at ``thread_seq``); otherwise inferred from the memory written just before
@@ -186,9 +188,9 @@ def insert_fact(
     conn.execute(
         "INSERT INTO chunks(id, text, kind, source_id, project_id, scope, created_at, valid_at,"
         " valid_precision, predecessor_id, revision, page_url, page_key, page_host, page_set_by,"
-        " content_hash, context, thread_id, thread_seq) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " content_hash, context, thread_id, thread_seq, sync_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (chunk_id, text, kind, source_id, project, scope, created_at, valid_at, valid_precision,
-         predecessor_id, revision, *page, content_hash(text), date_words(valid_at), *place),
+         predecessor_id, revision, *page, content_hash(text), date_words(valid_at), *place, sync_id or new_sync_id()),
     )
     change.touch("chunks", chunk_ids=[chunk_id], page_keys=[page[1]], hosts=[page[2]])
     return chunk_id

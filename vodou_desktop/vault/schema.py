@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import apsw
 
+from vodou_desktop.vault.clock import new_sync_id
 from vodou_desktop.vault.connection import scalar
 
 log = logging.getLogger(__name__)
@@ -324,9 +325,122 @@ def _m0004_threads(conn: apsw.Connection) -> None:
     conn.execute("CREATE INDEX chunks_thread ON chunks(thread_id, thread_seq)")
 
 
+# -- sync between a person's devices (docs/sync.md) ----------------------------------------------------
+
+SYNC_CAPTURE_SETTING = "sync_capture"  # '1' while this vault syncs and is not applying another device's change
+_CAPTURING = f"(SELECT value FROM settings WHERE key = '{SYNC_CAPTURE_SETTING}') = '1'"
+_NOW_MS = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+
+
+def _journal_trigger(name: str, event: str, table: str, when: str, entity: str, key: str, field: str) -> str:
+    guard = f"{when} AND {_CAPTURING}" if when else _CAPTURING
+    return (f"CREATE TRIGGER {name} {event} ON {table} WHEN {guard} BEGIN"
+            f" INSERT INTO sync_journal(entity, key, field, at) VALUES ('{entity}', {key}, '{field}', {_NOW_MS});"
+            " END;")
+
+
+def _changed(*cols: str) -> str:
+    return "(" + " OR ".join(f"old.{c} IS NOT new.{c}" for c in cols) + ")"
+
+
+SYNC_TRIGGERS = (
+    ("sync_fact_insert", "AFTER INSERT", "chunks", "new.document_id IS NULL", "fact", "new.sync_id", "create"),
+    ("sync_fact_forget", "AFTER UPDATE OF invalid_at, invalidated_by", "chunks",
+     "new.document_id IS NULL AND " + _changed("invalid_at", "invalidated_by"), "fact", "new.sync_id", "forget"),
+    ("sync_fact_supersede", "AFTER UPDATE OF superseded_by", "chunks",
+     "new.document_id IS NULL AND " + _changed("superseded_by"), "fact", "new.sync_id", "supersede"),
+    ("sync_fact_pin", "AFTER UPDATE OF pinned_from", "chunks",
+     "new.document_id IS NULL AND " + _changed("pinned_from"), "fact", "new.sync_id", "pin"),
+    ("sync_fact_page", "AFTER UPDATE OF page_url, page_set_by", "chunks",
+     "new.document_id IS NULL AND " + _changed("page_url", "page_set_by"), "fact", "new.sync_id", "page"),
+    ("sync_fact_delete", "AFTER DELETE", "chunks", "old.document_id IS NULL", "fact", "old.sync_id", "erase"),
+    ("sync_op_insert", "AFTER INSERT", "operations", "", "op", "new.id", "create"),
+    ("sync_op_undo", "AFTER UPDATE OF undone_at", "operations", _changed("undone_at"), "op", "new.id", "undo"),
+    ("sync_op_target", "AFTER UPDATE OF target", "operations", _changed("target"), "op", "new.id", "target"),
+    ("sync_site_insert", "AFTER INSERT", "site_rules", "", "site", "new.host", "mode"),
+    ("sync_site_update", "AFTER UPDATE OF mode, updated_at", "site_rules", _changed("mode", "updated_at"), "site",
+     "new.host", "mode"),
+    ("sync_site_delete", "AFTER DELETE", "site_rules", "", "site", "old.host", "mode"),
+    ("sync_opm_insert", "AFTER INSERT", "operator_memory", "", "opm", "new.id", "body"),
+    ("sync_opm_update", "AFTER UPDATE OF content, canonical_key, salience, revision, predecessor, source_ref,"
+     " reauthorized_at, expires_at, updated_at", "operator_memory", "", "opm", "new.id", "body"),
+    ("sync_opm_delete", "AFTER DELETE", "operator_memory", "", "opm", "old.id", "erase"),
+    ("sync_opm_history", "AFTER INSERT", "operator_memory_history", "", "opm", "new.memory_id", "body"),
+)
+
+
+def _m0005_sync_ids(conn: apsw.Connection) -> None:
+    # Sync (SYNC-1..3): a global id for every fact (operations, operator memory and site rules already
+    # have ids that mean the same on every device), the journal that triggers fill while sync is on,
+    # and the device-local bookkeeping of what was applied from whom. Nothing here holds a memory's text
+    # except ``sync_parked`` (changes waiting for a row they refer to) and ``sync_outbox`` (a change file
+    # between its commit and its rename); erase purges both.
+    conn.execute("ALTER TABLE chunks ADD COLUMN sync_id TEXT")
+    ids = _batches(conn, "SELECT id FROM chunks WHERE id > ? AND document_id IS NULL ORDER BY id LIMIT ?",
+                   "giving memories their global ids")
+    while rows := ids():
+        conn.executemany("UPDATE chunks SET sync_id = ? WHERE id = ?", [(new_sync_id(), r[0]) for r in rows])
+    conn.execute(
+        """
+        CREATE UNIQUE INDEX chunks_sync_id ON chunks(sync_id);
+        -- merging revisions walks from a memory to its revisions: without this, one scan of chunks each
+        CREATE INDEX chunks_predecessor ON chunks(predecessor_id) WHERE predecessor_id IS NOT NULL;
+        CREATE TABLE sync_journal (
+            id     INTEGER PRIMARY KEY,
+            entity TEXT NOT NULL,
+            key    TEXT NOT NULL,
+            field  TEXT NOT NULL,
+            at     TEXT NOT NULL
+        );
+        CREATE INDEX sync_journal_field ON sync_journal(entity, key, field);
+        CREATE TABLE sync_clock (
+            entity TEXT NOT NULL,
+            key    TEXT NOT NULL,
+            field  TEXT NOT NULL,
+            hlc    TEXT NOT NULL,
+            PRIMARY KEY (entity, key, field)
+        ) WITHOUT ROWID;
+        CREATE TABLE sync_tombstones (
+            entity TEXT NOT NULL,
+            key    TEXT NOT NULL,
+            hlc    TEXT NOT NULL,
+            PRIMARY KEY (entity, key)
+        ) WITHOUT ROWID;
+        CREATE TABLE sync_peers (
+            device_id  TEXT PRIMARY KEY,
+            name       TEXT,
+            last_seq   INTEGER NOT NULL DEFAULT 0,
+            last_change_at TEXT,
+            left_at    TEXT
+        );
+        CREATE TABLE sync_applied (
+            device_id TEXT NOT NULL,
+            seq       INTEGER NOT NULL,
+            gen       INTEGER NOT NULL,
+            digest    TEXT NOT NULL,
+            PRIMARY KEY (device_id, seq)
+        ) WITHOUT ROWID;
+        CREATE TABLE sync_parked (
+            id      INTEGER PRIMARY KEY,
+            entity  TEXT NOT NULL,
+            key     TEXT NOT NULL,
+            record  TEXT NOT NULL
+        );
+        CREATE INDEX sync_parked_key ON sync_parked(entity, key);
+        CREATE TABLE sync_outbox (
+            seq     INTEGER PRIMARY KEY,
+            records TEXT NOT NULL
+        );
+        """
+    )
+    for trigger in SYNC_TRIGGERS:
+        conn.execute(_journal_trigger(*trigger))
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _m0001_initial),
     ("0002_pinning", _m0002_pinning),
     ("0003_fts_porter", _m0003_fts_porter),
     ("0004_threads", _m0004_threads),
+    ("0005_sync_ids", _m0005_sync_ids),
 ]

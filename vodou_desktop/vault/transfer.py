@@ -24,6 +24,12 @@ from vodou_desktop.vault.writer import Change
 # Settings that never leave the vault: the key of erased hosts' keyed hashes (an importing vault
 # makes its own; the hashes it protects are not exported either).
 PRIVATE_SETTINGS = frozenset({"operations_host_key"})
+SYNC_SETTINGS_PREFIX = "sync_"  # this device's sync identity, key and state: device-local, never exported
+
+
+def is_private_setting(key: str) -> bool:
+    return key in PRIVATE_SETTINGS or key.startswith(SYNC_SETTINGS_PREFIX)
+
 SOURCE_FIELDS = ("kind", "tier", "url", "title", "tool", "batch_id", "created_at")
 # Tables an import needs empty; settings and projects may exist already (a fresh vault has none).
 CONTENT_TABLES = ("chunks", "documents", "memory_sources", "operator_memory", "operator_memory_history",

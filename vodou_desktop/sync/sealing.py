@@ -1,0 +1,117 @@
+"""Sealing change files (SYNC-2): ChaCha20-Poly1305 from ``cryptography`` under HKDF-derived keys.
+
+The folder key comes from one 32-byte secret: the vault key behind the recovery key when the vault is
+encrypted with a generated key, else a random sync key made by ``vodou sync setup``. A file's kind,
+device id and sequence number are the AEAD's associated data, so a file renamed to another device or
+number fails to open, exactly as a truncated, altered or foreign one does.
+
+The nonce is synthetic: an HMAC of the associated data and the plaintext under a second derived key.
+Sealing the same content twice gives the same bytes (a change file re-written after a crash is the
+same file, not a "replay"), and two different contents never share a nonce.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from vodou_desktop.errors import InvalidInput
+
+MAGIC = b"VSF1"
+NONCE = 12
+SALT = b"vodou-sync"
+SYNC_KEY_PREFIX = "VSK1"
+
+
+class Refused(Exception):
+    """A file that is not one of ours: the reason is one line for the person."""
+
+
+def _derive(secret: bytes, info: bytes) -> bytes:
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=SALT, info=info).derive(secret)
+
+
+@dataclass(frozen=True)
+class FolderKeys:
+    aead: bytes
+    nonce: bytes
+
+    @classmethod
+    def from_secret(cls, secret: bytes) -> FolderKeys:
+        if len(secret) != 32:
+            raise InvalidInput("a sync key is 32 bytes")
+        return cls(_derive(secret, b"vodou sync folder v1"), _derive(secret, b"vodou sync nonce v1"))
+
+
+def new_secret() -> bytes:
+    return secrets.token_bytes(32)
+
+
+def _aad(kind: str, device: str, seq: int) -> bytes:
+    return MAGIC + f"|{kind}|{device}|{seq}".encode("ascii")
+
+
+def seal(keys: FolderKeys, kind: str, device: str, seq: int, payload: dict[str, Any]) -> bytes:
+    plain = zlib.compress(json.dumps(payload, sort_keys=True, separators=(",", ":"),
+                                     ensure_ascii=False).encode("utf-8"), 6)
+    aad = _aad(kind, device, seq)
+    nonce = hmac.new(keys.nonce, aad + plain, hashlib.sha256).digest()[:NONCE]
+    return MAGIC + nonce + ChaCha20Poly1305(keys.aead).encrypt(nonce, plain, aad)
+
+
+def unseal(keys: FolderKeys, kind: str, device: str, seq: int, data: bytes) -> dict[str, Any]:
+    """The payload, or ``Refused`` with the reason."""
+    if len(data) < len(MAGIC) + NONCE + 16 or not data.startswith(MAGIC):
+        raise Refused("is not a Vodou sync file (too short or another format)")
+    nonce = data[len(MAGIC):len(MAGIC) + NONCE]
+    try:
+        plain = ChaCha20Poly1305(keys.aead).decrypt(nonce, data[len(MAGIC) + NONCE:], _aad(kind, device, seq))
+    except InvalidTag:
+        raise Refused("fails authentication (sealed under another key, altered, cut short or renamed)") from None
+    try:
+        payload = json.loads(zlib.decompress(plain).decode("utf-8"))
+    except (zlib.error, ValueError) as exc:  # authenticated but unreadable: a bug of the writer
+        raise Refused(f"is authentic but cannot be read ({exc})") from exc
+    if not isinstance(payload, dict):
+        raise Refused("is authentic but holds no changes")
+    return payload
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _check(body: bytes) -> bytes:
+    return hashlib.sha256(b"vodou sync key" + body).digest()[:3]
+
+
+def format_sync_key(secret: bytes) -> str:
+    """The join key of a vault without a recovery key: ``VSK1-`` and base32 groups with a checksum."""
+    text = base64.b32encode(secret + _check(secret)).decode("ascii").rstrip("=")
+    return SYNC_KEY_PREFIX + "-" + "-".join(text[i:i + 4] for i in range(0, len(text), 4))
+
+
+def parse_sync_key(typed: str) -> bytes | None:
+    """The secret of a ``VSK1-`` key; ``None`` when ``typed`` is not one; ``InvalidInput`` when mistyped."""
+    text = "".join(typed.split()).upper().replace("-", "")
+    if not text.startswith(SYNC_KEY_PREFIX):
+        return None
+    body = text[len(SYNC_KEY_PREFIX):]
+    try:
+        raw = base64.b32decode(body + "=" * (-len(body) % 8))
+    except ValueError:
+        raise InvalidInput("The sync key cannot be read: it uses only letters and the digits 2 to 7.") from None
+    if len(raw) != 35 or _check(raw[:32]) != raw[32:]:
+        raise InvalidInput("The sync key is mistyped: its checksum does not match. Compare it group by group.")
+    return raw[:32]

@@ -1,0 +1,638 @@
+"""SQL for sync (docs/sync.md): reading the journal into change records, and applying records.
+
+A record is ``{"e": entity, "k": key, "f": field, "h": stamp, "v": value}``. Entities: ``fact`` (key: the
+memory's ``sync_id``), ``op`` (a forget operation's id), ``site`` (a host), ``opm`` (an operator memory's
+id). Fields: ``create`` (a fact's unchanging part, once), ``forget``, ``supersede``, ``pin``, ``page``,
+``undo``, ``target``, ``mode``, ``body``, and ``erase``. Applying is idempotent and commutative:
+
+- a ``create`` inserts a row once (union); every other field is last-writer-wins by its stamp, kept per
+  field in ``sync_clock``; a local change not yet exported wins over an older stamp;
+- ``erase`` leaves a tombstone (no text) that beats every other record of that key, for ever, and
+  takes the memory's whole lineage with it, here and wherever a revision of it arrives later;
+- a record that refers to a row not here yet waits in ``sync_parked`` and is retried after each file;
+- after a file, ``normalize`` derives what follows from the merged state, the same on every device:
+  a forget covers the revisions made concurrently with it, concurrent revisions of one memory leave one
+  visible (the one its predecessor's last-writer-wins successor names), groups re-elect canonicals.
+
+The triggers of migration ``0005_sync_ids`` fill ``sync_journal`` while ``sync_capture`` is '1'; the
+applier sets it to '0' for its own transaction so applied changes are never sent back as this device's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import apsw
+
+from vodou_desktop.vault import retraction as r
+from vodou_desktop.vault.connection import scalar
+from vodou_desktop.vault.facts import insert_fact
+from vodou_desktop.vault.hlc import ZERO, ms_of, stamp_ms
+from vodou_desktop.vault.opm_store import MEMORY_COLUMNS
+from vodou_desktop.vault.schema import SYNC_CAPTURE_SETTING
+from vodou_desktop.vault.settings_store import get_setting, set_setting
+from vodou_desktop.vault.sources import stamp_source
+from vodou_desktop.vault.writer import Change
+
+Record = dict[str, Any]
+ENTITIES = ("fact", "op", "site", "opm")
+FIELDS = {"fact": ("create", "forget", "supersede", "pin", "page", "erase"),
+          "op": ("create", "undo", "target"), "site": ("mode",), "opm": ("body", "erase")}
+OPM_BODY = [c.strip() for c in MEMORY_COLUMNS.split(",") if c.strip() != "last_used_at"]
+SOURCE_COLS = "kind, tier, source_url, title, tool, batch_id, created_at"
+
+
+# -- capture -------------------------------------------------------------------------------------------
+
+def set_capture(conn: apsw.Connection, change: Change, on: bool) -> None:
+    set_setting(conn, change, SYNC_CAPTURE_SETTING, "1" if on else "0")
+
+
+def capturing(conn: apsw.Connection) -> bool:
+    return get_setting(conn, SYNC_CAPTURE_SETTING) == "1"
+
+
+def journal_everything(conn: apsw.Connection) -> int:
+    """Put every row that syncs into the journal, as if written now (a device's first sync)."""
+    now = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+    facts = "FROM chunks WHERE document_id IS NULL"
+    conn.execute(f"INSERT INTO sync_journal(entity, key, field, at) SELECT 'fact', sync_id, 'create', {now} {facts}"
+                 " ORDER BY id")
+    for fld, changed in (("forget", "invalid_at IS NOT NULL"), ("supersede", "superseded_by IS NOT NULL"),
+                         ("pin", "pinned_from IS NOT NULL")):  # a field still at its default travels in create
+        conn.execute(f"INSERT INTO sync_journal(entity, key, field, at) SELECT 'fact', sync_id, '{fld}', {now}"
+                     f" {facts} AND {changed} ORDER BY id")
+    conn.execute(f"INSERT INTO sync_journal(entity, key, field, at) SELECT 'op', id, 'create', {now} FROM operations"
+                 " ORDER BY created_at")
+    conn.execute(f"INSERT INTO sync_journal(entity, key, field, at) SELECT 'op', id, 'undo', {now} FROM operations"
+                 " WHERE undone_at IS NOT NULL")
+    conn.execute(f"INSERT INTO sync_journal(entity, key, field, at) SELECT 'site', host, 'mode', {now} FROM site_rules")
+    conn.execute(f"INSERT INTO sync_journal(entity, key, field, at) SELECT 'opm', id, 'body', {now}"
+                 " FROM operator_memory")
+    return int(scalar(conn, "SELECT count(*) FROM sync_journal"))
+
+
+def pending_journal(conn: apsw.Connection) -> int:
+    return int(scalar(conn, "SELECT count(*) FROM sync_journal"))
+
+
+def take_journal(conn: apsw.Connection, stamp: Callable[[str], str]) -> tuple[list[Record], int]:
+    """The journal as change records (current values; ``stamp(at)`` gives each its clock stamp), and the
+    last journal id read. Later entries of one field fold into one record."""
+    rows = list(conn.execute(
+        "SELECT entity, key, field, max(at), min(id), max(id) FROM sync_journal GROUP BY entity, key, field"
+        " ORDER BY min(id)"))
+    if not rows:
+        return [], 0
+    last = max(int(row[5]) for row in rows)
+    erased = {(e, k) for e, k, f, *_ in rows if f == "erase"}
+    records: list[Record] = []
+    for entity, key, fld, at, _first, _last in rows:
+        if key is None:
+            continue
+        if fld != "erase" and (entity, key) in erased and not exists(conn, entity, key):
+            continue
+        value = read_value(conn, entity, key, fld) if fld != "erase" else None
+        if value is _GONE:
+            continue
+        records.append({"e": entity, "k": key, "f": fld, "h": stamp(at), "v": value})
+    return records, last
+
+
+def drop_journal(conn: apsw.Connection, through: int) -> None:
+    conn.execute("DELETE FROM sync_journal WHERE id <= ?", (through,))
+
+
+_GONE = object()
+# a fact's fields as ``create`` leaves them (``page`` is in ``create`` itself)
+_DEFAULTS: dict[str, Any] = {"forget": {"at": None, "by": None}, "supersede": {"by": None, "at": None},
+                             "pin": {"pinned": False, "at": None}}
+
+
+def exists(conn: apsw.Connection, entity: str, key: str) -> bool:
+    sql = {"fact": "SELECT 1 FROM chunks WHERE sync_id = ?", "op": "SELECT 1 FROM operations WHERE id = ?",
+           "site": "SELECT 1 FROM site_rules WHERE host = ?", "opm": "SELECT 1 FROM operator_memory WHERE id = ?"}
+    return conn.execute(sql[entity], (key,)).fetchone() is not None
+
+
+def _source(conn: apsw.Connection, source_id: int) -> dict[str, Any]:
+    row = conn.execute(f"SELECT {SOURCE_COLS} FROM memory_sources WHERE id = ?", (source_id,)).fetchone()
+    assert row is not None, f"no source {source_id}"
+    return dict(zip(("kind", "tier", "url", "title", "tool", "batch_id", "created_at"), row, strict=True))
+
+
+def read_value(conn: apsw.Connection, entity: str, key: str, fld: str) -> Any:
+    """The current value of one field, as sent in a change record (``_GONE`` when the row is not here)."""
+    if entity == "fact":
+        row = conn.execute(
+            "SELECT c.text, c.kind, c.project_id, c.scope, c.created_at, c.valid_at, c.valid_precision, c.revision,"
+            " (SELECT p.sync_id FROM chunks p WHERE p.id = c.predecessor_id), coalesce(c.pinned_from, c.source_id),"
+            " c.page_url, c.page_key, c.page_host, c.page_set_by, c.invalid_at, c.invalidated_by,"
+            " (SELECT w.sync_id FROM chunks w WHERE w.id = c.superseded_by), c.superseded_at, c.pinned_from,"
+            " c.source_id FROM chunks c WHERE c.sync_id = ? AND c.document_id IS NULL", (key,)).fetchone()
+        if row is None:
+            return _GONE
+        page = {"url": row[10], "key": row[11], "host": row[12], "set_by": row[13]}
+        if fld == "create":
+            return {"text": row[0], "kind": row[1], "project": row[2], "scope": row[3], "created_at": row[4],
+                    "valid_at": row[5], "valid_precision": row[6], "revision": row[7], "predecessor": row[8],
+                    "source": _source(conn, row[9]), "page": page}
+        if fld == "forget":
+            return {"at": row[14], "by": row[15]}
+        if fld == "supersede":
+            return {"by": row[16], "at": row[17]}
+        if fld == "pin":
+            return {"pinned": row[18] is not None,
+                    "at": _source(conn, row[19])["created_at"] if row[18] is not None else None}
+        if fld == "page":
+            return page
+    if entity == "op":
+        row = conn.execute("SELECT kind, target, detail, created_at, undone_at FROM operations WHERE id = ?",
+                           (key,)).fetchone()
+        if row is None:
+            return _GONE
+        if fld == "create":
+            return {"kind": row[0], "target": row[1], "detail": row[2], "created_at": row[3]}
+        return row[4] if fld == "undo" else row[1]
+    if entity == "site":
+        row = conn.execute("SELECT mode, created_at, updated_at FROM site_rules WHERE host = ?", (key,)).fetchone()
+        return None if row is None else {"mode": row[0], "created_at": row[1], "updated_at": row[2]}
+    if entity == "opm":
+        cols = ", ".join(OPM_BODY)
+        row = conn.execute(f"SELECT {cols} FROM operator_memory WHERE id = ?", (key,)).fetchone()
+        if row is None:
+            return _GONE
+        history = [list(h) for h in conn.execute(
+            "SELECT category, revision, content, source_ref, successor_revision, superseded_at"
+            " FROM operator_memory_history WHERE memory_id = ? ORDER BY revision", (key,))]
+        return {**dict(zip(OPM_BODY, row, strict=True)), "history": history}
+    raise ValueError(f"unknown sync field {entity}.{fld}")
+
+
+# -- clocks and tombstones -----------------------------------------------------------------------------
+
+def clock_of(conn: apsw.Connection, entity: str, key: str, fld: str) -> str | None:
+    value = scalar(conn, "SELECT hlc FROM sync_clock WHERE entity = ? AND key = ? AND field = ?", (entity, key, fld))
+    return None if value is None else str(value)
+
+
+def set_clock(conn: apsw.Connection, entity: str, key: str, fld: str, stamp: str) -> None:
+    conn.execute("INSERT INTO sync_clock(entity, key, field, hlc) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE"
+                 " SET hlc = excluded.hlc WHERE excluded.hlc > sync_clock.hlc", (entity, key, fld, stamp))
+
+
+def tombstoned(conn: apsw.Connection, entity: str, key: str) -> bool:
+    return conn.execute("SELECT 1 FROM sync_tombstones WHERE entity = ? AND key = ?", (entity, key)).fetchone() \
+        is not None
+
+
+def tombstones(conn: apsw.Connection) -> set[tuple[str, str]]:
+    return {(str(e), str(k)) for e, k in conn.execute("SELECT entity, key FROM sync_tombstones")}
+
+
+def add_tombstone(conn: apsw.Connection, entity: str, key: str, stamp: str) -> bool:
+    """Record that ``key`` was erased; forget every trace of it kept for sync. True when it is new."""
+    conn.execute("INSERT OR IGNORE INTO sync_tombstones(entity, key, hlc) VALUES (?, ?, ?)", (entity, key, stamp))
+    new = conn.changes() > 0
+    conn.execute("DELETE FROM sync_clock WHERE entity = ? AND key = ?", (entity, key))
+    conn.execute("DELETE FROM sync_parked WHERE entity = ? AND key = ?", (entity, key))
+    return new
+
+
+# -- applying ------------------------------------------------------------------------------------------
+
+@dataclass
+class Applied:
+    """What applying some records did (for the caller's report and its next steps)."""
+
+    applied: int = 0
+    stale: int = 0
+    parked: int = 0
+    erased: set[tuple[str, str]] = field(default_factory=set)  # tombstones new here
+    facts: set[int] = field(default_factory=set)  # local ids of facts touched
+    opm: bool = False
+    max_stamp: str = ""
+
+
+class Applier:
+    """Applies records inside the caller's write transaction (capture off for its duration)."""
+
+    def __init__(self, conn: apsw.Connection, change: Change, ceilings: dict[str, int]) -> None:
+        self.conn = conn
+        self.change = change
+        self.ceilings = ceilings
+        self.out = Applied()
+
+    def run(self, records: Iterable[Record]) -> Applied:
+        was = capturing(self.conn)
+        set_capture(self.conn, self.change, False)
+        try:
+            for record in records:
+                self._one(record, park=True)
+            self._retry_parked()
+            normalize(self.conn, self.change, self.out.facts)
+            if self.out.opm:
+                enforce_ceilings(self.conn, self.change, self.ceilings)
+        finally:
+            set_capture(self.conn, self.change, was)
+        return self.out
+
+    def _retry_parked(self) -> None:
+        while True:
+            rows = list(self.conn.execute("SELECT id, record FROM sync_parked ORDER BY id"))
+            progress = False
+            for row_id, text in rows:
+                if self.conn.execute("SELECT 1 FROM sync_parked WHERE id = ?", (row_id,)).fetchone() is None:
+                    continue  # purged by an erase meanwhile
+                self.conn.execute("DELETE FROM sync_parked WHERE id = ?", (row_id,))
+                self.out.parked -= 1
+                if self._one(json.loads(text), park=True) != "parked":
+                    progress = True
+            if not progress:
+                return
+
+    def _one(self, rec: Record, *, park: bool) -> str:
+        entity, key, fld, stamp = rec["e"], rec["k"], rec["f"], rec["h"]
+        if stamp > self.out.max_stamp:
+            self.out.max_stamp = stamp
+        if tombstoned(self.conn, entity, key):
+            return "stale"
+        if fld == "erase":
+            self._erase(entity, key, stamp)
+            self.out.applied += 1
+            return "applied"
+        if fld != "create" and not self._newer(entity, key, fld, stamp):
+            self.out.stale += 1
+            return "stale"
+        handler = getattr(self, f"_{entity}_{fld}")
+        outcome = handler(key, rec["v"], stamp)
+        if outcome == "parked":
+            if park:
+                self.conn.execute("INSERT INTO sync_parked(entity, key, record) VALUES (?, ?, ?)",
+                                  (entity, key, json.dumps(rec, sort_keys=True)))
+                self.out.parked += 1
+            return "parked"
+        if fld != "create" and outcome == "applied":
+            set_clock(self.conn, entity, key, fld, stamp)
+        self.out.applied += outcome == "applied"
+        return str(outcome)
+
+    def _newer(self, entity: str, key: str, fld: str, stamp: str) -> bool:
+        known = clock_of(self.conn, entity, key, fld)
+        if known is not None and known >= stamp:
+            return False
+        # a change made here and not exported yet: it was made after ``known``; the later one wins
+        local = scalar(self.conn, "SELECT max(at) FROM sync_journal WHERE entity = ? AND key = ? AND field = ?",
+                       (entity, key, fld))
+        if local is not None:
+            if ms_of(str(local)) >= stamp_ms(stamp):
+                return False
+            self.conn.execute("DELETE FROM sync_journal WHERE entity = ? AND key = ? AND field = ?",
+                              (entity, key, fld))
+        return True
+
+    # -- facts
+    def _fact_id(self, key: str | None) -> int | None:
+        if key is None:
+            return None
+        value = scalar(self.conn, "SELECT id FROM chunks WHERE sync_id = ? AND document_id IS NULL", (key,))
+        return None if value is None else int(value)
+
+    def _fact_create(self, key: str, v: dict[str, Any], stamp: str) -> str:
+        if self._fact_id(key) is not None:
+            return "stale"
+        predecessor = None
+        if v["predecessor"] is not None:
+            if tombstoned(self.conn, "fact", v["predecessor"]):
+                self._tomb("fact", key, stamp)  # a revision of an erased memory is erased too
+                return "applied"
+            predecessor = self._fact_id(v["predecessor"])
+            if predecessor is None:
+                return "parked"
+        src = v["source"]
+        source_id = stamp_source(self.conn, self.change, kind=src["kind"], tier=src["tier"], url=src["url"],
+                                 title=src["title"], tool=src["tool"], batch_id=src["batch_id"],
+                                 created_at=src["created_at"])
+        fact_id = insert_fact(self.conn, self.change, text=v["text"], source_id=source_id, kind=v["kind"],
+                              project=v["project"], scope=v["scope"], valid_at=v["valid_at"],
+                              valid_precision=v["valid_precision"], created_at=v["created_at"],
+                              predecessor_id=predecessor, revision=int(v["revision"]), infer_thread=False,
+                              sync_id=key)
+        self._set_page(fact_id, v["page"])
+        self.out.facts.add(fact_id)
+        return "applied"
+
+    def _set_page(self, fact_id: int, page: dict[str, Any]) -> None:
+        values = (page["url"], page["key"], page["host"], page["set_by"])
+        self.conn.execute("UPDATE chunks SET page_url = ?, page_key = ?, page_host = ?, page_set_by = ? WHERE id = ?"
+                          " AND (page_url IS NOT ? OR page_key IS NOT ? OR page_host IS NOT ? OR page_set_by IS NOT ?)",
+                          (*values, fact_id, *values))
+
+    def _fact_forget(self, key: str, v: dict[str, Any], stamp: str) -> str:
+        fact_id = self._fact_id(key)
+        if fact_id is None:
+            return "parked"
+        at, by = v["at"], v["by"]
+        if by is not None:
+            undone = self.conn.execute("SELECT undone_at FROM operations WHERE id = ?", (by,)).fetchone()
+            if undone is None:
+                return "parked"  # the forget operation's own record comes with it, maybe in a later file
+            if undone[0] is not None:
+                at = by = None
+        self.conn.execute("UPDATE chunks SET invalid_at = ?, invalidated_by = ? WHERE id = ?", (at, by, fact_id))
+        self.out.facts.add(fact_id)
+        return "applied"
+
+    def _fact_supersede(self, key: str, v: dict[str, Any], stamp: str) -> str:
+        fact_id = self._fact_id(key)
+        if fact_id is None:
+            return "parked"
+        winner = None
+        if v["by"] is not None and not tombstoned(self.conn, "fact", v["by"]):
+            winner = self._fact_id(v["by"])
+            if winner is None:
+                return "parked"
+        self.conn.execute("UPDATE chunks SET superseded_by = ?, superseded_at = ? WHERE id = ?",
+                          (winner, v["at"] if winner is not None else None, fact_id))
+        self.out.facts.update({fact_id} | ({winner} if winner else set()))
+        return "applied"
+
+    def _fact_pin(self, key: str, v: dict[str, Any], stamp: str) -> str:
+        fact_id = self._fact_id(key)
+        if fact_id is None:
+            return "parked"
+        row = self.conn.execute("SELECT source_id, pinned_from FROM chunks WHERE id = ?", (fact_id,)).fetchone()
+        assert row is not None
+        source_id, pinned_from = row
+        if bool(v["pinned"]) == (pinned_from is not None):
+            return "applied"
+        if v["pinned"]:
+            src = _source(self.conn, source_id)
+            copy = stamp_source(self.conn, self.change, kind=src["kind"], tier="pinned", url=src["url"],
+                                title=src["title"], tool=src["tool"], batch_id=src["batch_id"], created_at=v["at"])
+            self.conn.execute("UPDATE chunks SET source_id = ?, pinned_from = ? WHERE id = ?",
+                              (copy, source_id, fact_id))
+        else:
+            self.conn.execute("UPDATE chunks SET source_id = ?, pinned_from = NULL WHERE id = ?",
+                              (pinned_from, fact_id))
+            self.conn.execute("DELETE FROM memory_sources WHERE id = ? AND NOT EXISTS"
+                              " (SELECT 1 FROM chunks WHERE source_id = memory_sources.id)", (source_id,))
+        self.out.facts.add(fact_id)
+        return "applied"
+
+    def _fact_page(self, key: str, v: dict[str, Any], stamp: str) -> str:
+        fact_id = self._fact_id(key)
+        if fact_id is None:
+            return "parked"
+        self._set_page(fact_id, v)
+        self.out.facts.add(fact_id)
+        return "applied"
+
+    # -- forget operations
+    def _op_create(self, key: str, v: dict[str, Any], stamp: str) -> str:
+        self.conn.execute("INSERT OR IGNORE INTO operations(id, kind, target, detail, created_at) VALUES (?,?,?,?,?)",
+                          (key, v["kind"], v["target"], v["detail"], v["created_at"]))
+        self.change.touch("operations")
+        return "applied" if self.conn.changes() else "stale"
+
+    def _op_undo(self, key: str, v: str | None, stamp: str) -> str:
+        if not exists(self.conn, "op", key):
+            return "parked"
+        self.conn.execute("UPDATE operations SET undone_at = ? WHERE id = ?", (v, key))
+        if v is not None:  # undo propagates: every memory this operation hid comes back
+            ids = [int(x[0]) for x in self.conn.execute("SELECT id FROM chunks WHERE invalidated_by = ?", (key,))]
+            self.conn.execute("UPDATE chunks SET invalid_at = NULL, invalidated_by = NULL WHERE invalidated_by = ?",
+                              (key,))
+            self.conn.execute("UPDATE documents SET invalid_at = NULL, invalidated_by = NULL WHERE invalidated_by = ?",
+                              (key,))
+            self.out.facts.update(ids)
+        self.change.touch("operations")
+        return "applied"
+
+    def _op_target(self, key: str, v: str, stamp: str) -> str:
+        if not exists(self.conn, "op", key):
+            return "parked"
+        self.conn.execute("UPDATE operations SET target = ? WHERE id = ?", (v, key))
+        return "applied"
+
+    # -- site rules
+    def _site_mode(self, key: str, v: dict[str, Any] | None, stamp: str) -> str:
+        if v is None:
+            self.conn.execute("DELETE FROM site_rules WHERE host = ?", (key,))
+        else:
+            self.conn.execute("INSERT INTO site_rules(host, mode, created_at, updated_at) VALUES (?, ?, ?, ?)"
+                              " ON CONFLICT(host) DO UPDATE SET mode = excluded.mode, created_at = excluded.created_at,"
+                              " updated_at = excluded.updated_at", (key, v["mode"], v["created_at"], v["updated_at"]))
+        self.change.touch("site_rules", hosts=[key])
+        return "applied"
+
+    # -- operator memory
+    def _opm_body(self, key: str, v: dict[str, Any], stamp: str) -> str:
+        values = [v[c] for c in OPM_BODY]
+        if exists(self.conn, "opm", key):
+            sets = ", ".join(f"{c} = ?" for c in OPM_BODY if c != "id")
+            self.conn.execute(f"UPDATE operator_memory SET {sets} WHERE id = ?",
+                              [v[c] for c in OPM_BODY if c != "id"] + [key])
+        else:
+            cols = ", ".join(OPM_BODY)
+            self.conn.execute(f"INSERT INTO operator_memory({cols}) VALUES ({','.join('?' * len(OPM_BODY))})", values)
+        for category, revision, content, source_ref, successor, superseded_at in v["history"]:
+            if self.conn.execute("SELECT 1 FROM operator_memory_history WHERE memory_id = ? AND revision = ?",
+                                 (key, revision)).fetchone() is None:
+                self.conn.execute("INSERT INTO operator_memory_history(memory_id, category, revision, content,"
+                                  " source_ref, successor_revision, superseded_at) VALUES (?,?,?,?,?,?,?)",
+                                  (key, category, revision, content, source_ref, successor, superseded_at))
+        self.change.touch("operator_memory")
+        self.change.touch("operator_memory_history")
+        self.out.opm = True
+        return "applied"
+
+    # -- erase
+    def _tomb(self, entity: str, key: str, stamp: str) -> None:
+        if add_tombstone(self.conn, entity, key, stamp):
+            self.out.erased.add((entity, key))
+
+    def _erase(self, entity: str, key: str, stamp: str) -> None:
+        if entity == "fact":
+            fact_id = self._fact_id(key)
+            if fact_id is not None:
+                ids = sorted(r.lineage(self.conn, [fact_id]))
+                keys = [str(x[0]) for x in self.conn.execute(
+                    f"SELECT sync_id FROM chunks WHERE id IN ({','.join('?' * len(ids))})", ids)]
+                r.delete_facts(self.conn, self.change, ids)
+                self.out.facts.difference_update(ids)
+                for other in keys:
+                    self._tomb("fact", other, stamp)
+        elif entity == "opm":
+            self.conn.execute("DELETE FROM operator_memory_history WHERE memory_id = ?", (key,))
+            self.conn.execute("DELETE FROM operator_memory WHERE id = ?", (key,))
+            self.change.touch("operator_memory")
+        self._tomb(entity, key, stamp)
+
+
+def record_own_erasures(conn: apsw.Connection, records: Iterable[Record]) -> set[tuple[str, str]]:
+    """Tombstones for this device's own erase records (their rows are already gone here)."""
+    new: set[tuple[str, str]] = set()
+    for rec in records:
+        if rec["f"] == "erase" and add_tombstone(conn, rec["e"], rec["k"], rec["h"]):
+            new.add((rec["e"], rec["k"]))
+    return new
+
+
+# -- what follows from the merged state ------------------------------------------------------------------
+
+def normalize(conn: apsw.Connection, change: Change, fact_ids: set[int]) -> None:
+    """Derive, from the merged state alone (so every device derives the same): a forget hides the revisions
+    written concurrently with it; of concurrent revisions of one memory only the one its predecessor names
+    stays visible; fact groups re-elect their canonical."""
+    touched = {i for i in fact_ids if conn.execute("SELECT 1 FROM chunks WHERE id = ?", (i,)).fetchone()}
+    if not touched:
+        return
+    predecessors = {int(p[0]) for i in touched for p in conn.execute(
+        "SELECT predecessor_id FROM chunks WHERE id = ? AND predecessor_id IS NOT NULL", (i,))}
+    for parent in sorted(predecessors | touched):
+        _settle_forks(conn, parent)
+    frontier = sorted(predecessors | touched)
+    seen: set[int] = set()
+    while frontier:
+        current = frontier.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        frontier += _carry_forget(conn, current)
+    r.reelect_canonicals(conn, change, r.group_ids(conn, sorted(touched | predecessors)))
+    change.touch("chunks", chunk_ids=touched)
+
+
+def _settle_forks(conn: apsw.Connection, parent: int) -> None:
+    row = conn.execute("SELECT superseded_by, superseded_at FROM chunks WHERE id = ?", (parent,)).fetchone()
+    if row is None:
+        return
+    winner, at = row
+    children = [int(c[0]) for c in conn.execute("SELECT id FROM chunks WHERE predecessor_id = ?", (parent,))]
+    if len(children) < 2 or winner not in children:
+        return
+    siblings = set(children)
+    for child in children:
+        current = scalar(conn, "SELECT superseded_by FROM chunks WHERE id = ?", (child,))
+        if child == winner:
+            if current in siblings:
+                conn.execute("UPDATE chunks SET superseded_by = NULL, superseded_at = NULL WHERE id = ?", (child,))
+        elif current is None or current in siblings:
+            conn.execute("UPDATE chunks SET superseded_by = ?, superseded_at = ? WHERE id = ?", (winner, at, child))
+
+
+def _carry_forget(conn: apsw.Connection, fact_id: int) -> list[int]:
+    """A memory hidden by an active forget hides its later revisions that are still visible."""
+    row = conn.execute("SELECT c.invalid_at, c.invalidated_by FROM chunks c JOIN operations o"
+                       " ON o.id = c.invalidated_by AND o.undone_at IS NULL WHERE c.id = ?", (fact_id,)).fetchone()
+    if row is None:
+        return []
+    children = [int(c[0]) for c in conn.execute(
+        "SELECT id FROM chunks WHERE predecessor_id = ? AND invalid_at IS NULL", (fact_id,))]
+    for child in children:
+        conn.execute("UPDATE chunks SET invalid_at = ?, invalidated_by = ? WHERE id = ?", (row[0], row[1], child))
+    return children
+
+
+def enforce_ceilings(conn: apsw.Connection, change: Change, ceilings: dict[str, int]) -> int:
+    """Operator memory merged from two devices may hold more than a category's ceiling: the rows past it
+    (the latest created) expire at once, so recall never sees more than the ceiling; the person sees them
+    and decides. Returns how many expired."""
+    expired = 0
+    for category, ceiling in ceilings.items():
+        rows = list(conn.execute("SELECT id, updated_at, expires_at FROM operator_memory WHERE category = ?"
+                                 " ORDER BY created_at, id", (category,)))
+        for memory_id, updated_at, expires_at in rows[ceiling:]:
+            if expires_at is None or expires_at > updated_at:
+                conn.execute("UPDATE operator_memory SET expires_at = ? WHERE id = ?", (updated_at, memory_id))
+                expired += 1
+    if expired:
+        change.touch("operator_memory")
+    return expired
+
+
+# -- device-local bookkeeping --------------------------------------------------------------------------
+
+def peers(conn: apsw.Connection) -> dict[str, dict[str, Any]]:
+    rows = conn.execute("SELECT device_id, name, last_seq, last_change_at, left_at FROM sync_peers")
+    return {str(r[0]): {"name": r[1], "last_seq": int(r[2]), "last_change_at": r[3], "left_at": r[4]} for r in rows}
+
+
+def upsert_peer(conn: apsw.Connection, device: str, name: str | None, left_at: str | None) -> None:
+    conn.execute("INSERT INTO sync_peers(device_id, name, left_at) VALUES (?, ?, ?) ON CONFLICT DO UPDATE"
+                 " SET name = excluded.name, left_at = excluded.left_at", (device, name, left_at))
+
+
+def applied_file(conn: apsw.Connection, device: str, seq: int) -> tuple[int, str] | None:
+    row = conn.execute("SELECT gen, digest FROM sync_applied WHERE device_id = ? AND seq = ?", (device, seq)).fetchone()
+    return None if row is None else (int(row[0]), str(row[1]))
+
+
+def mark_applied(conn: apsw.Connection, device: str, seq: int, gen: int, digest: str, at: str | None) -> None:
+    conn.execute("INSERT INTO sync_applied(device_id, seq, gen, digest) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE"
+                 " SET gen = excluded.gen, digest = excluded.digest", (device, seq, gen, digest))
+    conn.execute("UPDATE sync_peers SET last_seq = max(last_seq, ?), last_change_at = coalesce(?, last_change_at)"
+                 " WHERE device_id = ?", (seq, at, device))
+
+
+def set_last_seq(conn: apsw.Connection, device: str, seq: int) -> None:
+    conn.execute("INSERT INTO sync_peers(device_id, last_seq) VALUES (?, ?) ON CONFLICT DO UPDATE"
+                 " SET last_seq = max(last_seq, excluded.last_seq)", (device, seq))
+
+
+# -- the outbox: a change file between its commit and its rename ----------------------------------------
+
+def put_outbox(conn: apsw.Connection, seq: int, records: list[Record]) -> None:
+    conn.execute("INSERT INTO sync_outbox(seq, records) VALUES (?, ?)", (seq, json.dumps(records, sort_keys=True)))
+
+
+def outbox(conn: apsw.Connection) -> list[tuple[int, list[Record]]]:
+    return [(int(s), json.loads(t)) for s, t in conn.execute("SELECT seq, records FROM sync_outbox ORDER BY seq")]
+
+
+def drop_outbox(conn: apsw.Connection, seq: int) -> None:
+    conn.execute("DELETE FROM sync_outbox WHERE seq = ?", (seq,))
+
+
+def purge_outbox(conn: apsw.Connection, gone: set[tuple[str, str]]) -> None:
+    """Erased keys leave the outbox too (its records may hold their text)."""
+    for seq, records in outbox(conn):
+        kept = [rec for rec in records if (rec["e"], rec["k"]) not in gone or rec["f"] == "erase"]
+        if len(kept) != len(records):
+            conn.execute("UPDATE sync_outbox SET records = ? WHERE seq = ?", (json.dumps(kept, sort_keys=True), seq))
+
+
+# -- a snapshot: the whole synced state as records --------------------------------------------------------
+
+def state_records(conn: apsw.Connection) -> list[Record]:
+    """Every synced row as records with the stamps this device holds (``ZERO`` for rows never changed
+    since sync began), and every tombstone. Read inside one transaction."""
+    clocks = {(e, k, f): h for e, k, f, h in conn.execute("SELECT entity, key, field, hlc FROM sync_clock")}
+    out: list[Record] = []
+
+    def add(entity: str, key: Any, fld: str) -> None:
+        value = read_value(conn, entity, key, fld)
+        if (entity, key, fld) not in clocks and (fld == "page" or value == _DEFAULTS.get(fld, _GONE)):
+            return  # never changed since sync began: what ``create`` carries already
+        if value is not _GONE:
+            out.append({"e": entity, "k": key, "f": fld, "h": clocks.get((entity, key, fld), ZERO), "v": value})
+
+    for (key,) in conn.execute("SELECT id FROM operations ORDER BY created_at, id").fetchall():
+        for fld in ("create", "undo", "target"):
+            add("op", key, fld)
+    for (key,) in conn.execute("SELECT sync_id FROM chunks WHERE document_id IS NULL ORDER BY id").fetchall():
+        add("fact", key, "create")
+    for (key,) in conn.execute("SELECT sync_id FROM chunks WHERE document_id IS NULL ORDER BY id").fetchall():
+        for fld in ("forget", "supersede", "pin", "page"):
+            add("fact", key, fld)
+    for (key,) in conn.execute("SELECT host FROM site_rules ORDER BY host").fetchall():
+        add("site", key, "mode")
+    for (key,) in conn.execute("SELECT id FROM operator_memory ORDER BY id").fetchall():
+        add("opm", key, "body")
+    for entity, key, stamp in conn.execute("SELECT entity, key, hlc FROM sync_tombstones ORDER BY entity, key"):
+        out.append({"e": entity, "k": key, "f": "erase", "h": stamp, "v": None})
+    return out
