@@ -44,6 +44,7 @@ from vodou_desktop.ui.hub_signals import HubSignals
 from vodou_desktop.ui.icon import icon_for_state
 from vodou_desktop.ui.panel import Panel
 from vodou_desktop.ui.services import Services
+from vodou_desktop.ui.style import PaletteKeeper
 from vodou_desktop.ui.single_instance import SingleInstance, ask_running_instance_to_show
 from vodou_desktop.ui.tray import Tray, update_actions
 from vodou_desktop.ui.unlock import UnlockDialog, locked_out
@@ -180,6 +181,7 @@ def main(args: argparse.Namespace | None = None) -> int:
     assert isinstance(app, QApplication)
     app.setApplicationName("Vodou")
     app.setQuitOnLastWindowClosed(False)
+    PaletteKeeper(app)  # help text readable (≥ 4.5:1) in the theme in force, and after it changes
     background = bool(getattr(args, "background", False))
     if ask_running_instance_to_show(show=not background):
         if not background:

@@ -25,6 +25,7 @@ from vodou_desktop.ui.browser.approvals_tab import describe_arguments, pending_f
 from vodou_desktop.ui.ops import Ops
 from vodou_desktop.ui.prompts import TextPrompt
 from vodou_desktop.ui.site_projects import SiteProjects
+from vodou_desktop.ui.style import help_label
 from vodou_desktop.ui.table_model import Column, RecordTableModel
 from vodou_desktop.words import kind_words, project_words
 
@@ -95,7 +96,7 @@ class Panel(QFrame):
         self.loaded: dict[str, Any] | None = None
         self.title = QLabel(wordWrap=True, styleSheet="font-weight: bold; font-size: 12pt")
         self.host = QLabel(wordWrap=True)
-        self.reason = QLabel(wordWrap=True, styleSheet="color: gray")
+        self.reason = help_label()
         self.facts: RecordTableModel[dict[str, Any]] = RecordTableModel(FACT_COLUMNS, self)
         self.documents: RecordTableModel[dict[str, Any]] = RecordTableModel(DOC_COLUMNS, self)
         self.approvals: RecordTableModel[dict[str, Any]] = RecordTableModel(APPROVAL_COLUMNS, self)
@@ -106,7 +107,7 @@ class Panel(QFrame):
         self.note_prompt: TextPrompt | None = None
         self.approve_button = QPushButton("Approve")
         self.deny_button = QPushButton("Deny")
-        self.empty = QLabel(NO_PAGE, wordWrap=True, styleSheet="color: gray")
+        self.empty = help_label(NO_PAGE)
         self._layout(actions)
         self.approve_button.clicked.connect(lambda: self.decide("approve"))
         self.deny_button.clicked.connect(lambda: self.decide("deny"))

@@ -145,10 +145,13 @@ def test_reauthorize_correct_and_forget_an_operator_memory(qtbot, governed):
     qtbot.waitUntil(lambda: tab.selected() is not None and tab.selected().text == "Working on the 2025 migration")
     texts = {item.text: item.status for item in tab.model.records()}
     assert texts["Working on the 2019 migration"] == NEVER_RECALLED
-    tab.forget_button.click()
+    assert tab.erase_button.text() == "Erase…"  # it deletes for good: Erase, as everywhere (Forget hides)
+    tab.erase_button.click()
+    assert "for good" in tab.confirm_box.text()
+    assert tab.confirm_box.button(QMessageBox.StandardButton.Yes).text() == "Erase"
     tab.confirm_box.button(QMessageBox.StandardButton.Cancel).click()
     tab.select(ids["old"])
-    tab.forget_button.click()
+    tab.erase_button.click()
     tab.confirm_box.button(QMessageBox.StandardButton.Yes).click()
     qtbot.waitUntil(lambda: "Pinned contexts — 0 of 8" in _opm_rows(tab.model))
     assert [m.memory.id for m in governed.opm.list_memories()] == [ids["initiative"], ids["pref"]]

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEd
 
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.pages import normalize_host
+from vodou_desktop.ui.style import problem_label
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault.sources import TIERS
 
@@ -32,7 +33,7 @@ class FilterBar(QWidget):
         self.tool = QLineEdit(placeholderText="writing tool, e.g. claude-code", clearButtonEnabled=True,
                               toolTip="Only memories written by this tool (an AI tool's name over MCP, cli, …)")
         self.forgotten = QCheckBox("Show forgotten")
-        self.problem = QLabel(styleSheet="color: #b00020")
+        self.problem = problem_label(wrap=False)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         for label, widget in (("&Project", self.project), ("T&ier", self.tier), ("&Kind", self.kind),

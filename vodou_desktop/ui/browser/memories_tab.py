@@ -77,7 +77,7 @@ class MemoriesTab(QWidget):
         self.details = DetailPane()
         self.empty = QLabel(wordWrap=True, visible=False, textFormat=Qt.TextFormat.RichText)
         self.empty.setAccessibleName("Why nothing is shown")
-        self.empty.setStyleSheet("padding: 12px; color: palette(window-text); background: palette(alternate-base)")
+        self.empty.setStyleSheet("padding: 12px; background: palette(alternate-base)")
         self.actions_row = QHBoxLayout()
         self.fact_actions = FactActions(services, self, follow=self.follow)
         self._follow: int | None = None

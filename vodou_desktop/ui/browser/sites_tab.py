@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPush
 from vodou_desktop.errors import KnownError
 from vodou_desktop.ui.actions import MODES
 from vodou_desktop.ui.services import Services
+from vodou_desktop.ui.style import help_label, problem_label
 from vodou_desktop.ui.table_model import Column, RecordTableModel
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault
 from vodou_desktop.vault import query as q
@@ -72,12 +73,12 @@ class SitesTab(QWidget):
         self.view.setColumnWidth(1, 90)
         self.view.setColumnWidth(3, 70)
         self.view.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        self.summary = QLabel(styleSheet="color: gray")
+        self.summary = help_label(wrap=False)
         self.host = QLineEdit(placeholderText="site, e.g. example.com", clearButtonEnabled=True)
         self.host.setAccessibleName("Site to set a mode for")
         self.mode_buttons = {mode: QPushButton(mode.capitalize()) for mode in MODES}
         self.clear_button = QPushButton("Clear rule")
-        self.problem = QLabel(wordWrap=True, styleSheet="color: #b00020")
+        self.problem = problem_label()
         self._layout()
         for mode, button in self.mode_buttons.items():
             button.clicked.connect(lambda _checked=False, m=mode: self.set_mode(m))

@@ -95,6 +95,8 @@ class MemoryBrowser(QMainWindow):
         self.memories.results_shown.connect(lambda _n: self._update_count())
         self.library.model.modelReset.connect(self._update_count)
         self.tabs.currentChanged.connect(lambda _i: self._update_count())
+        self.tabs.currentChanged.connect(lambda _i: self.memories.fact_actions.set_here(
+            self.tabs.currentWidget() is self.memories))
         self._model_changed(services.model_status.text())
         self._restore_geometry()
         self.refresh()
