@@ -8,6 +8,8 @@ from PySide6.QtCore import QPoint, Qt
 from vodou_desktop.data.sample_vault import sample_text
 from vodou_desktop.ui.browser.results_model import LOADING, PAGE
 from vodou_desktop.ui.browser.window import MemoryBrowser
+from vodou_desktop.vault import ALL_PROJECTS, FactFilter
+from vodou_desktop.vault import query as q
 
 from .conftest import BIG
 
@@ -94,3 +96,23 @@ def test_a_search_with_thousands_of_matches_reaches_the_last(qtbot, big_services
     tab.view.setCurrentIndex(tab.model.index(matches - 1, 0))
     qtbot.waitUntil(lambda: tab.details.details is not None and tab.details.details.fact.id == last.fact.id)
     assert "Why it matched:</b> matched 'heron'" in tab.details.text()
+
+
+def test_filter_by_a_project_chosen_from_the_list(qtbot, big_services):
+    browser = open_browser(qtbot, big_services)
+    filters, model = browser.memories.filters, browser.memories.model
+    qtbot.waitUntil(lambda: len(filters.projects()) == 6, timeout=20_000)
+    vault = big_services.runtime.vault
+    own = vault.read(lambda c: q.count_facts_by_project(c, FactFilter(project=ALL_PROJECTS)))
+    shown = [filters.project.itemText(i) for i in range(filters.project.count())]
+    assert shown == ["All projects", "Global only", *(f"{name} ({own[name]:,})" for name in sorted(own))]
+    filters.project.setFocus()
+    filters.project.showPopup()  # chosen from the list, as a person does
+    view = filters.project.view()
+    view.setCurrentIndex(filters.project.model().index(filters.project.findData("garden"), 0))
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    with_global = vault.read(lambda c: q.count_facts(c, FactFilter(project="garden")))
+    qtbot.waitUntil(lambda: browser.count_label.text() == f"{with_global:,} memories", timeout=20_000)
+    assert with_global > own["garden"]  # its memories and the global ones
+    scroll_to_end(qtbot, browser)
+    assert {model.result_at(r).fact.project for r in range(model.rowCount()) if model.result_at(r)} == {"garden", None}

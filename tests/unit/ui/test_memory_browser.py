@@ -33,7 +33,7 @@ def test_filters_change_the_results(qtbot, services, seeded):
     qtbot.addWidget(browser)
     tab = browser.memories
     qtbot.waitUntil(lambda: len(shown_texts(browser)) == 5)
-    tab.filters.tier.setCurrentText("import")
+    tab.filters.tier.setCurrentText("imported")
     qtbot.waitUntil(lambda: shown_texts(browser) == ["The quarterly report is due on the fifth"])
     tab.filters.tier.setCurrentText("Any tier")
     tab.filters.host.setText("rust-lang.org")
@@ -42,7 +42,7 @@ def test_filters_change_the_results(qtbot, services, seeded):
     tab.filters.project.setCurrentText("Global only")
     qtbot.waitUntil(lambda: len(shown_texts(browser)) == 3)
     assert all(r.fact.project is None for r in tab.model.results)
-    tab.filters.project.setCurrentText("infra")
+    qtbot.waitUntil(lambda: tab.filters.choose_project("infra"))
     qtbot.waitUntil(lambda: len(shown_texts(browser)) == 4)  # infra + the global ones, never "web"
     assert "Use pnpm, not npm, in the web repository" not in shown_texts(browser)
     tab.filters.project.setCurrentText("All projects")

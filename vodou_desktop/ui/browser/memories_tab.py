@@ -27,7 +27,8 @@ from vodou_desktop.ui.browser.filters import FilterBar
 from vodou_desktop.ui.browser.results_model import COLUMN_ORDERS, Listing, ResultsModel
 from vodou_desktop.ui.browser.search_controller import Query, SearchController
 from vodou_desktop.ui.services import Services
-from vodou_desktop.vault import Fact
+from vodou_desktop.vault import ALL_PROJECTS, Fact, FactFilter
+from vodou_desktop.vault import query as q
 from vodou_desktop.words import score_details
 
 EMPTY_VAULT = ("<b>Your memory is empty.</b> Add a memory with <i>File ▸ Add memory…</i> (Ctrl+N), import a "
@@ -193,6 +194,9 @@ class MemoriesTab(QWidget):
 
     def refresh(self) -> None:
         self.controller.request(self.current_query())
+        vault, everything = self._services.runtime.vault, FactFilter(project=ALL_PROJECTS)
+        self._services.ops.run(lambda: vault.read(lambda conn: q.count_facts_by_project(conn, everything)),
+                               self.filters.set_projects, owner=self)
 
     def selected_fact(self) -> Fact | None:
         result = self.model.result(self.view.currentIndex())
