@@ -277,3 +277,22 @@ def test_approvals_rows_are_tall_enough_for_every_wrapped_line(qtbot, governed):
             width = view.columnWidth(column) - 2 * margin
             needed = metrics.boundingRect(QRect(0, 0, width, 10_000), Qt.TextFlag.TextWordWrap, text).height()
             assert view.rowHeight(row) >= needed + 2, (row, column, view.rowHeight(row), needed, text)
+
+
+def test_forget_site_from_the_sites_tab_forgets_the_selected_row(qtbot, governed, seeded):
+    _browser, tab = open_tab(qtbot, governed, "Sites")
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 2)
+    assert not tab.forget_button.isEnabled()  # nothing chosen yet
+    row = [site.host for site in tab.model.rows].index("wiki.example.com")
+    tab.view.selectRow(row)
+    assert tab.forget_button.isEnabled() and tab.forget_button.text() == "Forget site…"
+    tab.forget_button.click()
+    dialog = tab.forget_dialog
+    assert dialog is not None and dialog.host.text() == "wiki.example.com"
+    qtbot.waitUntil(lambda: dialog.step == "confirm")  # its dry run said how many
+    dialog.confirm_button.click()
+    qtbot.waitUntil(lambda: dialog.step != "confirm")
+    assert dialog.step == "done", dialog.summary.text()
+    vault = governed.runtime.vault
+    texts = [f.text for f in vault.read(lambda c: q.list_facts(c, FactFilter(project=ALL_PROJECTS)))]
+    assert "The staging database password rotates every Monday" not in texts and len(texts) == 4
