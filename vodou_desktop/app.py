@@ -150,7 +150,9 @@ class Desktop:
         except KnownError as exc:
             self.services.messages.error(f"The browser bridge is not running: {exc}")
             return
-        self.services.messages.info(f"Browser bridge listening on 127.0.0.1:{port}")
+        # Not a status message: it would replace the memory count at every start (the pairing dialog
+        # and `vodou doctor` say where the bridge listens).
+        log.info("browser bridge listening on 127.0.0.1:%d", port)
 
     async def shutdown(self) -> None:
         """Close the bridge first (no new requests), then stop the UI's timers and sockets."""

@@ -74,8 +74,8 @@ def load_panel(pages: Any, gate: Any, state: PageState, project: str | None = No
 
 
 def _list(model: RecordTableModel[Any], rows: int = 4) -> QListView:
-    view = QListView(wordWrap=True, uniformItemSizes=False)
-    view.setModel(model)
+    view = QListView(wordWrap=True, uniformItemSizes=False, alternatingRowColors=True, spacing=1)
+    view.setModel(model)  # alternating rows: each item reads as one, however many lines it wraps to
     view.setMaximumHeight(22 * rows + 6)
     return view
 
@@ -138,6 +138,8 @@ class Panel(QFrame):
         self.documents_view = _list(self.documents, 2)
         self.documents_view.setAccessibleName("Library pages from this page")
         layout.addWidget(self.facts_view)
+        self.documents_heading = QLabel("<b>Library pages</b> saved from this page")
+        layout.addWidget(self.documents_heading)
         layout.addWidget(self.documents_view)
         layout.addWidget(QLabel("<b>Waiting for your approval</b>"))
         layout.addWidget(self.approvals_view)
@@ -187,6 +189,8 @@ class Panel(QFrame):
         nothing = not data["facts"] and not data["documents"]
         self.empty.setText(NO_PAGE if not self.state.url else NO_MEMORY)
         self.empty.setVisible(nothing)
+        self.documents_heading.setVisible(bool(data["documents"]))  # a heading over the Library box, when it has any
+        self.documents_view.setVisible(bool(data["documents"]))
         has_approvals = bool(data["approvals"])
         self.approve_button.setEnabled(has_approvals and self._gate is not None)
         self.deny_button.setEnabled(has_approvals and self._gate is not None)

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from vodou_desktop import config
 from vodou_desktop.errors import InvalidInput
+from vodou_desktop.governance.ages import format_age
 from vodou_desktop.ui.actions import MODES
 from vodou_desktop.ui.backup_settings import BackupSettings
 from vodou_desktop.ui.capture_settings import CaptureSettings
@@ -44,7 +45,8 @@ from vodou_desktop.ui.table_model import Column, RecordTableModel
 from vodou_desktop.words import mode_words
 
 PAIRING_COLUMNS: list[Column[Any]] = [
-    Column("Paired browser", lambda p: f"{browser_label(p)}, since {p.created_at[:10]}", lambda p: p.extension_id)]
+    Column("Paired browser", lambda p: f"{browser_label(p)}, paired {format_age(p.created_at, 'instant')}",
+           lambda p: p.extension_id)]
 # Opened at DEFAULT_SIZE, never smaller than MINIMUM_SIZE: both inside a 1366×768 screen at 125 %
 # scaling (1093×614 logical pixels, less a panel); pages scroll rather than grow.
 DEFAULT_SIZE = (760, 540)
@@ -105,6 +107,7 @@ class SettingsDialog(QDialog):
         self.saved: config.Settings | None = None
         self.vault = QLineEdit(str(vault_path), readOnly=True)  # a long path scrolls, never wraps or overlaps
         self.vault.setAccessibleName("Vault file")
+        self.vault.setCursorPosition(0)
         self.vault_path = vault_path
         self.open_folder = QPushButton("&Open folder")
         self.open_folder.setToolTip("Show the vault's folder in the file manager")

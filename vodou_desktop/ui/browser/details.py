@@ -138,7 +138,8 @@ def title_of(text: str) -> str:
 
 def _state(fact: Fact) -> str:
     if fact.forgotten:
-        return f"Forgotten {format_age(fact.invalid_at, 'instant')} ({fact.invalidated_by or 'no reason'})"
+        how = "Undo forget brings it back" if (fact.invalidated_by or "").startswith("op-") else "hidden"
+        return f"Forgotten {format_age(fact.invalid_at, 'instant')} ({how})"  # never the operation's raw id
     if fact.superseded_by:
         return "Superseded — never recalled"
     return ""

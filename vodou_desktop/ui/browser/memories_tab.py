@@ -94,6 +94,7 @@ class MemoriesTab(QWidget):
         self._size_columns()
         self._orders = {False: "newest", True: "relevance"}  # browsing, searching
         self._wanted: list[int] = []
+        self._show_sort_indicator()  # newest first: the Age column's arrow from the start
         self.details = DetailPane()
         self.empty = QLabel(wordWrap=True, visible=False, textFormat=Qt.TextFormat.RichText)
         self.empty.setAccessibleName("Why nothing is shown")
