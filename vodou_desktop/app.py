@@ -46,6 +46,7 @@ from vodou_desktop.ui.panel import Panel
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.single_instance import SingleInstance, ask_running_instance_to_show
 from vodou_desktop.ui.sync_status import SyncStatus
+from vodou_desktop.ui.style import PaletteKeeper
 from vodou_desktop.ui.tray import Tray, update_actions
 from vodou_desktop.ui.unlock import UnlockDialog, locked_out
 from vodou_desktop.ui.vault_swap import VaultSwap
@@ -154,7 +155,9 @@ class Desktop:
         except KnownError as exc:
             self.services.messages.error(f"The browser bridge is not running: {exc}")
             return
-        self.services.messages.info(f"Browser bridge listening on 127.0.0.1:{port}")
+        # Not a status message: it would replace the memory count at every start (the pairing dialog
+        # and `vodou doctor` say where the bridge listens).
+        log.info("browser bridge listening on 127.0.0.1:%d", port)
 
     async def shutdown(self) -> None:
         """Close the bridge first (no new requests), then stop the UI's timers and sockets."""
@@ -186,6 +189,7 @@ def main(args: argparse.Namespace | None = None) -> int:
     assert isinstance(app, QApplication)
     app.setApplicationName("Vodou")
     app.setQuitOnLastWindowClosed(False)
+    PaletteKeeper(app)  # help text readable (≥ 4.5:1) in the theme in force, and after it changes
     background = bool(getattr(args, "background", False))
     if ask_running_instance_to_show(show=not background):
         if not background:

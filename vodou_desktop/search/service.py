@@ -79,6 +79,19 @@ class SearchResult:
         return data
 
 
+@dataclass(frozen=True)
+class RankedMatches:
+    """``search_all``'s answer: the ranked results, then the further keyword matches as
+    ``(id, bm25)`` (best first), for the caller to read a page at a time."""
+
+    ranked: list[SearchResult]
+    more: list[tuple[int, float]]
+
+    @property
+    def total(self) -> int:
+        return len(self.ranked) + len(self.more)
+
+
 def _brief(fact: Fact | None) -> dict[str, Any] | None:
     return None if fact is None else {"id": fact.id, "text": fact.text, "valid_at": fact.event_time}
 
@@ -150,6 +163,31 @@ class SearchService:
         finally:
             if pending is not None:
                 pending.cancel()  # only when the keyword stage raised before the vector was needed
+
+    def search_all(self, text: str, filt: FactFilter | None = None, *,
+                   scope: str | None = None) -> RankedMatches:
+        """Every match of ``text`` under ``filt``, for a list that can reach them all (the memory
+        browser): the candidates ranked exactly as ``search`` ranks them (its top ``k`` are their
+        first ``k``), then every other fact the keyword expression finds, by bm25. One read
+        transaction; only the ranked candidates are read in full (a few hundred at most)."""
+        filt = filt or FactFilter()
+        text, pending = self._submit(text)
+        try:
+            with self.index.held():
+                return self.vault.read(lambda conn: self._all(conn, text, filt, scope, pending))
+        finally:
+            if pending is not None:
+                pending.cancel()
+
+    def _all(self, conn: Any, text: str, filt: FactFilter, scope: str | None,
+             pending: Future[np.ndarray] | None) -> RankedMatches:
+        cands = self._gather(conn, text, filt, self.params, pending)
+        ranked = self._top(conn, cands, self.params, scope, None, True, neighbours=False)
+        expr = self._keyword_expression(conn, text)
+        seen = {r.fact.id for r in ranked}
+        more = [(i, bm25) for i, bm25 in q.keyword_match_ids(conn, expr, filt, -1, self.params.context_weight)
+                if i not in seen] if expr else []
+        return RankedMatches(ranked, more)
 
     # -- candidates ----------------------------------------------------------------------
     def gather(self, text: str, filt: FactFilter, params: FusionParams | None = None) -> Candidates:
@@ -294,16 +332,20 @@ class SearchService:
         not pick rows, because an OR over them makes FTS5 score a large share of the vault (170 ms at
         1M chunks), but they still count in the rows' scores; when every term is common the rows must
         hold them all."""
-        terms = keyword.terms(text)
-        if not terms:
-            return []
-        common = self._common_terms(conn, terms)
-        rare = [t for t in terms if t not in common]
-        expr = (keyword.any_of_rare(rare, [t for t in terms if t in common]) if rare
-                else keyword.match_expression(" ".join(terms), "and"))
+        expr = self._keyword_expression(conn, text)
         if expr is None:
             return []
         return q.keyword_rank_rows(conn, expr, filt, pool, context_weight)
+
+    def _keyword_expression(self, conn: Any, text: str) -> str | None:
+        """The FTS5 expression the keyword stage matches (see ``_keyword``); None: nothing to match."""
+        terms = keyword.terms(text)
+        if not terms:
+            return None
+        common = self._common_terms(conn, terms)
+        rare = [t for t in terms if t not in common]
+        return (keyword.any_of_rare(rare, [t for t in terms if t in common]) if rare
+                else keyword.match_expression(" ".join(terms), "and"))
 
     def _common_terms(self, conn: Any, terms: list[str]) -> set[str]:
         """The query's common terms (see ``_keyword``), remembered per reader connection until the

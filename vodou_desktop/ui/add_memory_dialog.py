@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
-    QLabel,
     QPlainTextEdit,
     QVBoxLayout,
     QWidget,
@@ -25,6 +24,7 @@ from vodou_desktop.governance.page_memory import project_names
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.ui.prompts import submit_on_ctrl_enter
 from vodou_desktop.ui.services import Services
+from vodou_desktop.ui.style import help_label, problem_label
 from vodou_desktop.vault.facts import GLOBAL_KINDS
 from vodou_desktop.words import FACT_KINDS
 
@@ -49,8 +49,8 @@ class AddMemoryDialog(QDialog):
         self.kind = QComboBox()
         self.kind.setAccessibleName("Kind")
         self.kind.addItems(FACT_KINDS)
-        self.note = QLabel(wordWrap=True, styleSheet="color: gray")
-        self.problem = QLabel(wordWrap=True, styleSheet="color: #b00020")
+        self.note = help_label()
+        self.problem = problem_label()
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         form = QFormLayout()
         for label, widget in (("&Memory", self.text), ("&Project", self.project), ("&Kind", self.kind)):

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QLabel, QWidget
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QWidget
 
 from vodou_desktop import config
 from vodou_desktop.ingest.capture_watchers import enabled, folders, with_capture
+from vodou_desktop.ui.style import help_label
 
 
 class CaptureSettings(QGroupBox):
@@ -22,8 +23,8 @@ class CaptureSettings(QGroupBox):
                                 toolTip=f"Prompts you type to Claude Code, read from {where['claude_code']}")
         self.inbox = QCheckBox("Watch the inbox folder", checked=bool(on["inbox"]),
                                toolTip=f".txt and .md files dropped in {where['inbox']}")
-        self.claude_state = QLabel(wordWrap=True, styleSheet="color: gray")
-        self.inbox_state = QLabel(wordWrap=True, styleSheet="color: gray")
+        self.claude_state = help_label()
+        self.inbox_state = help_label()
         form = QFormLayout(self)
         form.addRow(self.claude)
         form.addRow("", self.claude_state)

@@ -22,8 +22,8 @@ from vodou_desktop.ui.actions import ActionRegistry
 from vodou_desktop.ui.services import Services
 
 REFRESH_MS = 5000
-QUESTION = ("Vodou can capture what you type to Claude Code (its session logs on this computer) as memories,"
-            " at the capture tier, so your AI tools remember your decisions.\n\nNothing is captured until you"
+QUESTION = ("Vodou can keep what you type to Claude Code (read from its session logs on this computer) as"
+            " memories, marked as captured, so your AI tools remember your decisions.\n\nNothing is kept until you"
             " say yes; you can change this in Settings and Pause stops it at any time.\n\n"
             "Capture Claude Code sessions?")
 

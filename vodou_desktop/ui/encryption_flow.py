@@ -33,6 +33,7 @@ from vodou_desktop.data.encryption import decrypt_vault, encrypt_vault
 from vodou_desktop.data.recovery import from_recovery, key_to_show, save_recovery_file, to_recovery
 from vodou_desktop.ui.prompts import ask_to_confirm
 from vodou_desktop.ui.services import Services
+from vodou_desktop.ui.style import help_label
 from vodou_desktop.vault import cipher
 
 OFFERED_KEY = "encryption.offered"  # settings.extra: the first-run offer was made (asked once)
@@ -84,7 +85,7 @@ class RecoveryKeyDialog(QDialog):
         self.key_label.setFont(font)
         self.copy_button = QPushButton("&Copy")
         self.save_button = QPushButton("&Save to a file…")
-        self.status = QLabel(wordWrap=True, styleSheet="color: gray")
+        self.status = help_label()
         self.kept = QCheckBox(KEPT, enabled=False)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.go: QPushButton | None = None

@@ -25,6 +25,7 @@ from vodou_desktop.ui.browser.approvals_tab import describe_arguments, pending_f
 from vodou_desktop.ui.ops import Ops
 from vodou_desktop.ui.prompts import TextPrompt
 from vodou_desktop.ui.site_projects import SiteProjects
+from vodou_desktop.ui.style import help_label
 from vodou_desktop.ui.table_model import Column, RecordTableModel
 from vodou_desktop.words import kind_words, project_words
 
@@ -73,8 +74,8 @@ def load_panel(pages: Any, gate: Any, state: PageState, project: str | None = No
 
 
 def _list(model: RecordTableModel[Any], rows: int = 4) -> QListView:
-    view = QListView(wordWrap=True, uniformItemSizes=False)
-    view.setModel(model)
+    view = QListView(wordWrap=True, uniformItemSizes=False, alternatingRowColors=True, spacing=1)
+    view.setModel(model)  # alternating rows: each item reads as one, however many lines it wraps to
     view.setMaximumHeight(22 * rows + 6)
     return view
 
@@ -95,7 +96,7 @@ class Panel(QFrame):
         self.loaded: dict[str, Any] | None = None
         self.title = QLabel(wordWrap=True, styleSheet="font-weight: bold; font-size: 12pt")
         self.host = QLabel(wordWrap=True)
-        self.reason = QLabel(wordWrap=True, styleSheet="color: gray")
+        self.reason = help_label()
         self.facts: RecordTableModel[dict[str, Any]] = RecordTableModel(FACT_COLUMNS, self)
         self.documents: RecordTableModel[dict[str, Any]] = RecordTableModel(DOC_COLUMNS, self)
         self.approvals: RecordTableModel[dict[str, Any]] = RecordTableModel(APPROVAL_COLUMNS, self)
@@ -106,7 +107,7 @@ class Panel(QFrame):
         self.note_prompt: TextPrompt | None = None
         self.approve_button = QPushButton("Approve")
         self.deny_button = QPushButton("Deny")
-        self.empty = QLabel(NO_PAGE, wordWrap=True, styleSheet="color: gray")
+        self.empty = help_label(NO_PAGE)
         self._layout(actions)
         self.approve_button.clicked.connect(lambda: self.decide("approve"))
         self.deny_button.clicked.connect(lambda: self.decide("deny"))
@@ -137,6 +138,8 @@ class Panel(QFrame):
         self.documents_view = _list(self.documents, 2)
         self.documents_view.setAccessibleName("Library pages from this page")
         layout.addWidget(self.facts_view)
+        self.documents_heading = QLabel("<b>Library pages</b> saved from this page")
+        layout.addWidget(self.documents_heading)
         layout.addWidget(self.documents_view)
         layout.addWidget(QLabel("<b>Waiting for your approval</b>"))
         layout.addWidget(self.approvals_view)
@@ -186,6 +189,8 @@ class Panel(QFrame):
         nothing = not data["facts"] and not data["documents"]
         self.empty.setText(NO_PAGE if not self.state.url else NO_MEMORY)
         self.empty.setVisible(nothing)
+        self.documents_heading.setVisible(bool(data["documents"]))  # a heading over the Library box, when it has any
+        self.documents_view.setVisible(bool(data["documents"]))
         has_approvals = bool(data["approvals"])
         self.approve_button.setEnabled(has_approvals and self._gate is not None)
         self.deny_button.setEnabled(has_approvals and self._gate is not None)

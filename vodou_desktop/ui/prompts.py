@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from vodou_desktop.errors import KnownError
 from vodou_desktop.ui.ops import Ops
+from vodou_desktop.ui.style import problem_label
 
 
 class _CtrlEnter(QObject):
@@ -65,7 +66,7 @@ class TextPrompt(QDialog):
             submit_on_ctrl_enter(self.editor, self._submit)
         else:
             self.editor = QLineEdit(text)
-        self.problem = QLabel(wordWrap=True, styleSheet="color: #b00020")
+        self.problem = problem_label()
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(ok_text)
         layout = QVBoxLayout(self)

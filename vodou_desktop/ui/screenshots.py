@@ -11,20 +11,24 @@ Runs offscreen and without the embedding model (keyword search), so it takes a f
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QRect, Qt  # noqa: E402
-from PySide6.QtGui import QColor, QImage, QPainter  # noqa: E402
-from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QWidget  # noqa: E402
+from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QPoint, QRect, Qt  # noqa: E402
+from PySide6.QtGui import QColor, QImage, QKeyEvent, QPainter, QPalette  # noqa: E402
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QLabel, QLineEdit, QWidget  # noqa: E402
 
 from vodou_desktop import APP_ID, config, paths  # noqa: E402
 from vodou_desktop.data.recovery import to_recovery  # noqa: E402
+from vodou_desktop.data.sample_vault import fill_vault, sample_text  # noqa: E402
 from vodou_desktop.governance.approvals import ApprovalGate, ToolBox, Turn  # noqa: E402
 from vodou_desktop.governance.forget import Forgetting  # noqa: E402
 from vodou_desktop.governance.opm import OperatorMemory  # noqa: E402
@@ -47,6 +51,7 @@ from vodou_desktop.ui.panel import Panel  # noqa: E402
 from vodou_desktop.ui.services import Services  # noqa: E402
 from vodou_desktop.ui.settings_dialog import SettingsDialog  # noqa: E402
 from vodou_desktop.ui.site_projects import SiteProjects  # noqa: E402
+from vodou_desktop.ui.style import apply_readable_palette, contrast, over  # noqa: E402
 from vodou_desktop.ui.tray import build_menu, update_actions  # noqa: E402
 from vodou_desktop.ui.vault_swap import VaultSwap  # noqa: E402
 from vodou_desktop.vault import Vault  # noqa: E402
@@ -152,6 +157,167 @@ def icon_strip(path: Path) -> None:
     strip.save(str(path))
 
 
+SCALE_MEMORIES = 20_000
+SCALE_SIZES = ((1100, 700), (800, 560))
+SCREEN = (1366, 768)
+SCALE_SHOTS = tuple(f"vault-20k-{w}x{h}-{p}.png" for p in ("light", "dark") for w, h in SCALE_SIZES) + (
+    "vault-20k-search-light.png", "vault-20k-end-light.png", "settings-1366x768-light.png",
+    "settings-1366x768-dark.png")
+CHECKS = "gallery-checks.json"
+
+
+def dark_palette() -> QPalette:
+    """A dark theme as a desktop would give one (its help text role at half strength, as many do)."""
+    palette = QPalette(QColor("#2d2d2d"))
+    for role, colour in ((QPalette.ColorRole.Window, "#2d2d2d"), (QPalette.ColorRole.WindowText, "#e6e6e6"),
+                         (QPalette.ColorRole.Base, "#1f1f1f"), (QPalette.ColorRole.AlternateBase, "#292929"),
+                         (QPalette.ColorRole.Text, "#e6e6e6"), (QPalette.ColorRole.Button, "#353535"),
+                         (QPalette.ColorRole.ButtonText, "#e6e6e6"), (QPalette.ColorRole.Highlight, "#3d6fb4"),
+                         (QPalette.ColorRole.HighlightedText, "#ffffff"), (QPalette.ColorRole.ToolTipBase, "#1f1f1f"),
+                         (QPalette.ColorRole.ToolTipText, "#e6e6e6")):
+        palette.setColor(role, QColor(colour))
+    faint = QColor("#e6e6e6")
+    faint.setAlpha(128)
+    palette.setColor(QPalette.ColorRole.PlaceholderText, faint)
+    return palette
+
+
+def wait_for(done: Callable[[], bool], ms: int = 120_000) -> bool:
+    clock = QElapsedTimer()
+    clock.start()
+    while not done():
+        QCoreApplication.processEvents()
+        if clock.elapsed() > ms:
+            return False
+    return True
+
+
+def label_overlaps(dialog: QWidget, labels: list[QLabel]) -> list[str]:
+    """Labels drawn over each other, or wrapped ones shorter than their text needs."""
+    def rect(w: QWidget) -> QRect:
+        return QRect(w.mapTo(dialog, QPoint(0, 0)), w.size())
+
+    shown = [w for w in labels if w.isVisibleTo(dialog) and w.text()]
+    found = [f"{a.text()[:30]} / {b.text()[:30]}" for i, a in enumerate(shown) for b in shown[i + 1:]
+             if rect(a).intersects(rect(b))]
+    cut = [f"{w.text()[:30]} (cut)" for w in shown if w.wordWrap() and w.height() < w.heightForWidth(w.width())]
+    return found + cut
+
+
+def memory_share(browser: MemoryBrowser) -> float:
+    view = browser.memories.view
+    return view.header().sectionSize(0) / max(1, view.viewport().width())
+
+
+def _scale_browser(services: Services, size: tuple[int, int], outdir: Path, name: str,
+                   checks: dict[str, Any]) -> MemoryBrowser:
+    browser = MemoryBrowser(services)
+    browser.resize(*size)
+    browser.show()
+    model = browser.memories.model
+    wait_for(lambda: model.listing.complete and model.rowCount() > 0 and model.result_at(0) is not None)
+    settle(services, 500)
+    grab(browser, outdir / name)
+    checks[name] = {"status": browser.count_label.text(), "memory_share": round(memory_share(browser), 3),
+                    "size": [browser.width(), browser.height()]}
+    return browser
+
+
+def _scale_ends(browser: MemoryBrowser, services: Services, outdir: Path, checks: dict[str, Any]) -> None:
+    """The end of the list (the oldest memory), then a search with thousands of matches."""
+    view, model = browser.memories.view, browser.memories.model
+    view.setCurrentIndex(model.index(0, 0))
+    view.setFocus()
+    end = QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    QCoreApplication.sendEvent(view, end)  # Ctrl+End, as a person reaches the oldest
+    last = model.rowCount() - 1
+    wait_for(lambda: model.result_at(last) is not None and browser.memories.details.details is not None)
+    settle(services, 500)
+    grab(browser, outdir / "vault-20k-end-light.png")
+    checks["end"] = {"rows": model.rowCount(), "last_text": model.result_at(last).fact.text,  # type: ignore[union-attr]
+                     "oldest_text": sample_text(0), "current_row": view.currentIndex().row()}
+    browser.memories.search_box.setText("heron")
+    wait_for(lambda: model.searching and model.listing.complete and model.result_at(0) is not None)
+    view.setCurrentIndex(model.index(0, 0))
+    wait_for(lambda: browser.memories.details.details is not None)
+    settle(services, 500)
+    grab(browser, outdir / "vault-20k-search-light.png")
+    checks["search"] = {"status": browser.count_label.text(), "rows": model.rowCount(),
+                        "memory_share": round(memory_share(browser), 3)}
+
+
+def _scale_settings(services: Services, outdir: Path, name: str, checks: dict[str, Any]) -> SettingsDialog:
+    """Settings as the app opens it, drawn in the middle of a 1366×768 screen."""
+    settings = settings_for_screenshot(services)
+    settings.vault.setText(f"{SHOWN_DATA}/{paths.DEFAULT_PROFILE}.vodou.sqlite")  # not the temporary one
+    settings.vault.setCursorPosition(0)
+    settings.show()
+    settle(services, 500)
+    screen = QImage(*SCREEN, QImage.Format.Format_ARGB32)
+    screen.fill(QApplication.palette().color(QPalette.ColorRole.Dark))
+    at = QPoint((SCREEN[0] - settings.width()) // 2, (SCREEN[1] - settings.height()) // 2)
+    painter = QPainter(screen)
+    painter.drawPixmap(at, settings.grab())
+    painter.end()
+    screen.save(str(outdir / name))
+    save = settings.buttons.button(QDialogButtonBox.StandardButton.Save)
+    save_rect = QRect(save.mapTo(settings, QPoint(0, 0)) + at, save.size())
+    overlaps = []
+    for row in range(settings.sections.count()):
+        settings.sections.setCurrentRow(row)
+        settle(services, 100)
+        page = settings.stack.currentWidget()
+        labels = [*page.findChildren(QLabel), settings.restart_note, settings.problem]
+        overlaps += label_overlaps(settings, labels)
+    settings.sections.setCurrentRow(0)
+    palette = QApplication.palette()
+    window = palette.color(QPalette.ColorRole.Window)
+    helps = [w for w in settings.findChildren(QLabel) if w.property("help_text")]
+    ratios = [contrast(over(w.palette().color(w.foregroundRole()), window), window) for w in helps]
+    checks[name] = {"dialog": [settings.width(), settings.height()], "screen": list(SCREEN),
+                    "save": [save_rect.x(), save_rect.y(), save_rect.width(), save_rect.height()],
+                    "overlaps": overlaps, "help_labels": len(helps), "lowest_help_contrast": round(min(ratios), 2)}
+    return settings
+
+
+def render_scale(outdir: Path) -> list[Path]:
+    """The browser on a generated vault of 20,000 memories in 6 projects at 1100×700 and 800×560, and
+    Settings on a 1366×768 screen, in a light and a dark palette; what each shows is measured into
+    gallery-checks.json (the tests assert on it)."""
+    app = QApplication.instance() or QApplication([])
+    assert isinstance(app, QApplication)
+    light = app.style().standardPalette()
+    checks: dict[str, Any] = {}
+    keep: list[QWidget] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        vault = Vault.open(Path(tmp) / "scale.vodou.sqlite")
+        fill_vault(vault, SCALE_MEMORIES)
+        embedder = Embedder("none")
+        index = VectorIndex(vault)
+        search = SearchService(vault, embedder, index)
+        runtime = Runtime(config.Settings(), vault, embedder, index, search)
+        services = Services.build(runtime, sites=SiteModes(vault))
+        try:
+            for name, palette in (("light", light), ("dark", dark_palette())):
+                app.setPalette(palette)
+                apply_readable_palette(app)
+                for w, h in SCALE_SIZES:
+                    keep.append(_scale_browser(services, (w, h), outdir, f"vault-20k-{w}x{h}-{name}.png", checks))
+                if name == "light":
+                    _scale_ends(keep[0], services, outdir, checks)
+                keep.append(_scale_settings(services, outdir, f"settings-1366x768-{name}.png", checks))
+            for widget in keep:
+                widget.close()
+                widget.deleteLater()
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        finally:
+            app.setPalette(light)
+            services.close()
+            runtime.close()
+    (outdir / CHECKS).write_text(json.dumps(checks, indent=1, ensure_ascii=False), encoding="utf-8")
+    return [outdir / name for name in SCALE_SHOTS]
+
+
 def render(outdir: Path) -> list[Path]:
     outdir.mkdir(parents=True, exist_ok=True)
     QApplication.instance() or QApplication([])
@@ -191,16 +357,17 @@ def _render_all(outdir: Path, services: Services) -> list[Path]:
     update_actions(actions, state)
     panel = Panel(actions, services.ops, services.page_memory, gate, site_projects=SiteProjects(outdir / ".unused"))
     panel.set_page(state)
+    panel.popup_near(QRect(0, 0, 22, 22))  # as the tray opens it
     settle(services)
-    panel.adjustSize()
     grab(panel, paths["panel.png"])
     menu = build_menu(actions)
-    menu.adjustSize()
+    menu.popup(QPoint(0, 0))  # as the tray opens its menu
+    settle(services)
     grab(menu, paths["tray-menu.png"])
     dialog = ForgetSiteDialog(services.forgetting, services.ops, "en.wikipedia.org")
+    dialog.show()
     dialog.run_dry_run()
     settle(services)
-    dialog.adjustSize()
     grab(dialog, paths["forget-dialog.png"])
     keep += [panel, menu, dialog, *_dialog_shots(services, paths)]
     icon_strip(paths["icon-states.png"])
@@ -223,8 +390,8 @@ def _empty_shots(services: Services, paths: dict[str, Path], outdir: Path) -> li
     panel = Panel(ActionRegistry(), services.ops, services.page_memory, services.extras["gate"],
                   site_projects=SiteProjects(outdir / ".unused"))
     panel.set_page(read_page_state(services.runtime.vault, services.sites, None, None))
+    panel.popup_near(QRect(0, 0, 22, 22))
     settle(services)
-    panel.adjustSize()
     grab(panel, paths["panel-no-page.png"])
     return [browser, panel]
 
@@ -275,19 +442,23 @@ def _dialog_shots(services: Services, paths: dict[str, Path]) -> list[QWidget]:
     add.text.setPlainText("The heron survey is on the first Sunday of each month")
     settle(services)
     add.project.setCurrentText("birds")
-    add.adjustSize()
+    add.show()  # every dialog as the app opens it: its own size, never adjustSize()d for the picture
+    settle(services)
     grab(add, paths["add-memory.png"])
     settings = settings_for_screenshot(services)
-    settings.adjustSize()
+    settings.show()
+    settle(services)
     grab(settings, paths["settings.png"])
     recovery = RecoveryKeyDialog(to_recovery(SHOWN_KEY), services)
     recovery.status.setText("Copied to the clipboard: paste it into your password manager now.")
     recovery.kept.setEnabled(True)
-    recovery.adjustSize()
+    recovery.show()
+    settle(services)
     grab(recovery, paths["recovery-key.png"])
     paired = PairDialog(None, services.ops, code={"code": "ABCD2345"})
     paired.paired({"extensionId": "abcdefghijklmnopabcdefghijklmnop", "browser": "Chromium"})
-    paired.adjustSize()
+    paired.show()
+    settle(services)
     grab(paired, paths["paired.png"])
     return [add, settings, recovery, paired]
 
@@ -307,15 +478,21 @@ def settings_for_screenshot(services: Services) -> SettingsDialog:
     for field in settings.findChildren(QLineEdit):
         field.setPlaceholderText(shown(field.placeholderText()))
         field.setText(shown(field.text()))
+        field.setCursorPosition(0)
     return settings
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    small = "--small" in args  # the states only, without the 20,000-memory vault
+    args = [a for a in args if a != "--small"]
     if len(args) != 1:
-        print("usage: python -m vodou_desktop.ui.screenshots OUTDIR", file=sys.stderr)
+        print("usage: python -m vodou_desktop.ui.screenshots [--small] OUTDIR", file=sys.stderr)
         return 2
-    for path in render(Path(args[0])):
+    shots = render(Path(args[0]))
+    if not small:
+        shots += render_scale(Path(args[0]))
+    for path in shots:
         print(path)
     return 0
 

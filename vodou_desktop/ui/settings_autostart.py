@@ -6,18 +6,19 @@ it. A failure is shown in the section and keeps the dialog open.
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QVBoxLayout, QWidget
 
 from vodou_desktop import autostart
 from vodou_desktop.errors import KnownError
+from vodou_desktop.ui.style import help_label, problem_label
 
 
 class AutostartSection(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.checkbox = QCheckBox("Start Vodou in the tray when I log in", checked=autostart.is_enabled())
-        self.where = QLabel(f"Writes {autostart.entry_path()}", wordWrap=True, styleSheet="color: gray")
-        self.problem = QLabel(wordWrap=True, styleSheet="color: #b00020")
+        self.where = help_label(f"Writes {autostart.entry_path()}")
+        self.problem = problem_label()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         for widget in (self.checkbox, self.where, self.problem):

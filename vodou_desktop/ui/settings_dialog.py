@@ -17,35 +17,58 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLayout,
     QLineEdit,
     QListView,
+    QListWidget,
     QPushButton,
+    QScrollArea,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from vodou_desktop import config
 from vodou_desktop.errors import InvalidInput
+from vodou_desktop.governance.ages import format_age
 from vodou_desktop.ui.actions import MODES
 from vodou_desktop.ui.backup_settings import BackupSettings
 from vodou_desktop.ui.capture_settings import CaptureSettings
 from vodou_desktop.ui.pair_dialog import browser_label
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.settings_autostart import AutostartSection
+from vodou_desktop.ui.style import as_help, help_label, problem_label
 from vodou_desktop.ui.sync_settings import SyncSettingsPage
 from vodou_desktop.ui.table_model import Column, RecordTableModel
 from vodou_desktop.words import mode_words
 
 PAIRING_COLUMNS: list[Column[Any]] = [
-    Column("Paired browser", lambda p: f"{browser_label(p)}, since {p.created_at[:10]}", lambda p: p.extension_id)]
-FIELD_WIDTH = 360  # the field column's width at the dialog's minimum size
+    Column("Paired browser", lambda p: f"{browser_label(p)}, paired {format_age(p.created_at, 'instant')}",
+           lambda p: p.extension_id)]
+# Opened at DEFAULT_SIZE, never smaller than MINIMUM_SIZE: both inside a 1366×768 screen at 125 %
+# scaling (1093×614 logical pixels, less a panel); pages scroll rather than grow.
+DEFAULT_SIZE = (760, 540)
+MINIMUM_SIZE = (560, 380)
 RESTART_NOTE = "Port and meaning-search changes apply the next time Vodou starts."
 ENDPOINT_HELP = ("Optional. An OpenAI-compatible chat model (for example a local server at "
                  "http://127.0.0.1:8080/v1) that answers questions you send from a web page in the extension. "
                  "Leave it empty to keep everything on memory search alone; nothing is sent anywhere then.")
+
+
+def _page(*parts: QLayout | QWidget) -> QWidget:
+    """One settings page: its parts from the top, the room left below them."""
+    page = QWidget()
+    layout = QVBoxLayout(page)
+    for part in parts:
+        if isinstance(part, QLayout):
+            layout.addLayout(part)
+        else:
+            layout.addWidget(part)
+    layout.addStretch(1)
+    return page
 
 
 def meaning_state(settings: config.Settings, embedder: Any) -> str:
@@ -80,19 +103,19 @@ class SettingsDialog(QDialog):
                  config_path: Path | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Vodou settings")
-        self.setMinimumWidth(520)
         self._services, self._sites, self._tokens, self._config_path = services, sites, tokens, config_path
         self.base = services.runtime.settings
         self.saved: config.Settings | None = None
-        self.vault = QLabel(str(vault_path), wordWrap=True)
-        self.vault.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.vault = QLineEdit(str(vault_path), readOnly=True)  # a long path scrolls, never wraps or overlaps
+        self.vault.setAccessibleName("Vault file")
+        self.vault.setCursorPosition(0)
         self.vault_path = vault_path
         self.open_folder = QPushButton("&Open folder")
         self.open_folder.setToolTip("Show the vault's folder in the file manager")
         self.open_folder.clicked.connect(self.show_vault_folder)
         self.effective = QLabel(meaning_state(self.base, services.runtime.embedder), wordWrap=True)
         self.effective.setAccessibleName("Search by meaning now")
-        self.endpoint_help = QLabel(ENDPOINT_HELP, wordWrap=True, styleSheet="color: gray")
+        self.endpoint_help = help_label(ENDPOINT_HELP)
         self.default_mode = QComboBox()
         for mode in MODES:
             self.default_mode.addItem(mode_words(mode), mode)
@@ -105,13 +128,16 @@ class SettingsDialog(QDialog):
         self.pairings_view = QListView()
         self.pairings_view.setModel(self.pairings)
         self.revoke_button = QPushButton("Revoke")
-        self.storage = QLabel(f"Pairing tokens are kept in {tokens.storage}." if tokens is not None else
+        self.storage = as_help(QLabel(f"Pairing tokens are kept in {tokens.storage}." if tokens is not None else
                               "The browser bridge is not running here: no pairings to show.",
-                              wordWrap=True, styleSheet="color: gray")
+                              wordWrap=True))
         self.backups = BackupSettings(self.base, vault_path, services)
         self.capture = CaptureSettings(services.extras.get("capture"), self.base)
-        self.problem = QLabel(wordWrap=True, styleSheet="color: #b00020")
+        self.problem = problem_label()
         self.autostart = AutostartSection()
+        self.restart_note = help_label(RESTART_NOTE)
+        self.sections = QListWidget()
+        self.stack = QStackedWidget()
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         self._layout()
         self.buttons.accepted.connect(self.save)
@@ -120,45 +146,59 @@ class SettingsDialog(QDialog):
         self._load()
 
     def _layout(self) -> None:
-        form = QFormLayout()
+        """A list of sections beside one page at a time, each page scrolling on its own; the
+        problem line and Save/Cancel stay below, visible at any size the dialog allows."""
+        for name, page in self._pages():
+            self.sections.addItem(name)
+            scroller = QScrollArea(widgetResizable=True, frameShape=QFrame.Shape.NoFrame)
+            scroller.setWidget(page)
+            self.stack.addWidget(scroller)
+        self.sections.setAccessibleName("Settings sections")
+        char = self.sections.fontMetrics().averageCharWidth()
+        self.sections.setFixedWidth(max(self.sections.sizeHintForColumn(0), 18 * char) + 4 * char)
+        self.sections.currentRowChanged.connect(self.stack.setCurrentIndex)
+        self.sections.setCurrentRow(0)
+        body = QHBoxLayout()
+        body.addWidget(self.sections)
+        body.addWidget(self.stack, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(body, 1)
+        layout.addWidget(self.restart_note)
+        layout.addWidget(self.problem)
+        layout.addWidget(self.buttons)
+        self.setMinimumSize(*MINIMUM_SIZE)
+        self.resize(*DEFAULT_SIZE)
+
+    def show_section(self, name: str) -> None:
+        """Turn to the page called ``name`` (as a click in the list of sections does)."""
+        found = self.sections.findItems(name, Qt.MatchFlag.MatchExactly)
+        if found:
+            self.sections.setCurrentItem(found[0])
+
+    def _pages(self) -> list[tuple[str, QWidget]]:
+        general = QFormLayout()
         vault_row = QHBoxLayout()
         vault_row.addWidget(self.vault, 1)
         vault_row.addWidget(self.open_folder)
-        form.addRow("Vault", vault_row)
-        form.addRow("&Default mode for sites", self.default_mode)
-        form.addRow("Bridge &port", self.port)
-        form.addRow("", self.semantic)
-        for explanation in (self.effective, self.endpoint_help):  # a wrapped label in a form row needs its height
-            explanation.setMinimumHeight(explanation.heightForWidth(FIELD_WIDTH))
-        form.addRow("", self.effective)
-        form.addRow("Model &endpoint", self.endpoint)
-        form.addRow("", self.endpoint_help)
-        form.addRow("Model &name", self.model_name)
+        general.addRow("Vault", vault_row)
+        general.addRow("&Default mode for sites", self.default_mode)
+        search = QFormLayout()
+        search.addRow(self.semantic)
+        search.addRow(self.effective)
+        search.addRow("Model &endpoint", self.endpoint)
+        search.addRow(self.endpoint_help)
+        search.addRow("Model &name", self.model_name)
+        browsers = QFormLayout()
+        browsers.addRow("Bridge &port", self.port)
         revoke_row = QHBoxLayout()
         revoke_row.addWidget(self.pairings_view, 1)
-        revoke_row.addWidget(self.revoke_button)
-        layout = QVBoxLayout(self)
-        layout.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)  # wrapped explanations never overlap
-        layout.addLayout(form)
-        layout.addWidget(QLabel("<b>Backups and encryption</b>"))
-        layout.addWidget(self.backups)
-        layout.addWidget(QLabel("<b>Paired browsers</b>"))
-        layout.addLayout(revoke_row)
-        layout.addWidget(self.storage)
-        layout.addWidget(self.autostart)
-        layout.addWidget(self.capture)
-        layout.addWidget(SyncSettingsPage(self._services))  # Settings ▸ Sync
-        layout.addWidget(QLabel(RESTART_NOTE, styleSheet="color: gray"))
-        layout.addWidget(self.problem)
-        layout.addWidget(self.buttons)
-
-    def resizeEvent(self, event: Any) -> None:  # noqa: N802 (Qt's name)
-        """A wrapped label in a form row gets no height for its own width from the layout: give every
-        one the height its text needs at the width it has now, so no explanation loses a line."""
-        super().resizeEvent(event)
-        for label in self.findChildren(QLabel):
-            if label.wordWrap() and label.text() and label.width() > 0:
-                label.setMinimumHeight(label.heightForWidth(label.width()))
+        revoke_row.addWidget(self.revoke_button, 0, Qt.AlignmentFlag.AlignTop)
+        browsers.addRow(QLabel("Paired browsers"))
+        browsers.addRow(revoke_row)
+        browsers.addRow(self.storage)
+        return [("General", _page(general, self.autostart)), ("Search", _page(search)),
+                ("Browsers", _page(browsers)), ("Backups and encryption", _page(self.backups)),
+                ("Capture", _page(self.capture)), ("Sync", _page(SyncSettingsPage(self._services)))]
 
     def _load(self) -> None:
         sites, tokens = self._sites, self._tokens

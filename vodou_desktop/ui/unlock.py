@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QLineEdit, QVBo
 
 from vodou_desktop.data.recovery import restore_key
 from vodou_desktop.errors import KnownError, VaultUnavailable
+from vodou_desktop.ui.style import problem_label
 from vodou_desktop.vault import cipher
 
 ASK = ("The vault {vault} is encrypted, and no key on this computer opens it (the keyring entry may have "
@@ -40,7 +41,7 @@ class UnlockDialog(QDialog):
         self.explain = QLabel(ASK.format(vault=vault), wordWrap=True)
         self.key = QLineEdit(placeholderText="XXXX-XXXX-XXXX-…")
         self.key.setAccessibleName("Recovery key")
-        self.problem = QLabel(wordWrap=True, styleSheet="color: #b00020")
+        self.problem = problem_label()
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.open_button = self.buttons.addButton("Open the vault", QDialogButtonBox.ButtonRole.AcceptRole)
         layout = QVBoxLayout(self)

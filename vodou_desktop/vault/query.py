@@ -166,6 +166,34 @@ def list_facts(conn: apsw.Connection, f: FactFilter, limit: int = 100, offset: i
     return [fact_from_row(row) for row in conn.execute(sql, [*params, limit, offset])]
 
 
+# The memory browser's sort orders, done in SQL (every order ends on the id, so it is total and a
+# page never shows a row twice). "newest"/"oldest" go by the memory's event time, as its Age reads.
+FACT_ORDERS: Final = {
+    "newest": "coalesce(c.valid_at, c.created_at) DESC, c.id DESC",
+    "oldest": "coalesce(c.valid_at, c.created_at), c.id",
+    "project": "c.project_id IS NULL, c.project_id, c.id DESC",
+    "kind": "c.kind, c.id DESC",
+    "source": "coalesce(s.source_host, c.page_host, s.tool, s.kind), c.id DESC",
+}
+
+
+@reader
+def ordered_fact_ids(conn: apsw.Connection, f: FactFilter, order: str = "newest", limit: int = -1,
+                     ids: Sequence[int] | None = None) -> list[int]:
+    """The ids of the facts ``f`` lets through in one of ``FACT_ORDERS`` (the first ``limit``; all
+    with -1), among ``ids`` when given (a search's results sorted another way). Ids only: the
+    browser hydrates the rows it shows, a page at a time (``facts_by_ids``)."""
+    if order not in FACT_ORDERS:
+        raise InvalidInput(f"unknown order {order!r}; one of {', '.join(FACT_ORDERS)}")
+    where, params = f.where()
+    among, source = "", _FROM
+    if ids is not None:
+        among, source = " AND c.id IN carray(?)", _FROM_IDS
+        params = [*params, id_array(ids)]
+    sql = f"SELECT c.id {source} WHERE {where}{among} ORDER BY {FACT_ORDERS[order]} LIMIT ?"
+    return [int(r[0]) for r in conn.execute(sql, [*params, limit])]
+
+
 @reader
 def allowed_ids(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> set[int]:
     """The ids among ``ids`` that ``f`` lets through: filtering candidates without hydrating facts."""
@@ -227,6 +255,21 @@ def keyword_rank_rows(conn: apsw.Connection, match: str, f: FactFilter, limit: i
             " ORDER BY score, c.id LIMIT ?"
         )
         return [(_rank_row(r), r[4]) for r in conn.execute(sql, [match, *params, limit])]
+    except apsw.SQLError as exc:
+        raise InvalidInput(f"search query could not be understood: {exc}") from exc
+
+
+@reader
+def keyword_match_ids(conn: apsw.Connection, match: str, f: FactFilter, limit: int = -1,
+                      context_weight: float = CONTEXT_WEIGHT) -> list[tuple[int, float]]:
+    """Every fact ``f`` lets through that ``match`` finds (``(id, bm25)``, best first; the first
+    ``limit``, all with -1): the memory browser reaches a search's matches beyond its ranked ones."""
+    where, params = f.where()
+    sql = (f"SELECT c.id, bm25(chunks_fts, 1.0, {float(context_weight)}) AS score FROM chunks_fts"
+           f" JOIN chunks c ON c.id = chunks_fts.rowid JOIN memory_sources s ON s.id = c.source_id"
+           f" WHERE chunks_fts MATCH ? AND {where} ORDER BY score, c.id LIMIT ?")
+    try:
+        return [(int(r[0]), float(r[1])) for r in conn.execute(sql, [match, *params, limit])]
     except apsw.SQLError as exc:
         raise InvalidInput(f"search query could not be understood: {exc}") from exc
 

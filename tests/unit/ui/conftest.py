@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from vodou_desktop import config
+from vodou_desktop.data.sample_vault import fill_vault
 from vodou_desktop.governance.approvals import ApprovalGate, ToolBox
 from vodou_desktop.governance.forget import Forgetting
 from vodou_desktop.governance.opm import OperatorMemory
@@ -14,7 +17,9 @@ from vodou_desktop.governance.page_memory import PageMemory
 from vodou_desktop.governance.sitemodes import SiteModes
 from vodou_desktop.ingest.remember import Origin, remember, save_document
 from vodou_desktop.runtime import Runtime
+from vodou_desktop.search.embedder import Embedder
 from vodou_desktop.search.service import SearchService
+from vodou_desktop.search.vectors import VectorIndex
 from vodou_desktop.ui.services import Services
 from vodou_desktop.vault import Vault
 
@@ -68,3 +73,31 @@ def governed(keyword_search: SearchService, qtbot) -> Iterator[Services]:  # typ
     yield svc
     svc.close()
     pages.close()
+
+
+BIG = 20_000
+
+
+@pytest.fixture(scope="session")
+def big_vault_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A generated vault of 20,000 memories in 6 projects, written once per session (one import
+    transaction); each test gets its own copy."""
+    path = tmp_path_factory.mktemp("big") / "vault.db"
+    vault = Vault.open(path)
+    fill_vault(vault, BIG)
+    vault.close()
+    return path
+
+
+@pytest.fixture
+def big_services(big_vault_file: Path, tmp_path: Path, qtbot) -> Iterator[Services]:  # type: ignore[no-untyped-def]
+    """Services over a copy of the 20,000-memory vault (keyword search)."""
+    path = tmp_path / "big.db"
+    shutil.copyfile(big_vault_file, path)
+    vault = Vault.open(path)
+    index = VectorIndex(vault)
+    svc = make_services(SearchService(vault, Embedder("none"), index), qtbot)
+    yield svc
+    svc.close()
+    index.close()
+    vault.close()

@@ -145,10 +145,13 @@ def test_reauthorize_correct_and_forget_an_operator_memory(qtbot, governed):
     qtbot.waitUntil(lambda: tab.selected() is not None and tab.selected().text == "Working on the 2025 migration")
     texts = {item.text: item.status for item in tab.model.records()}
     assert texts["Working on the 2019 migration"] == NEVER_RECALLED
-    tab.forget_button.click()
+    assert tab.erase_button.text() == "Erase…"  # it deletes for good: Erase, as everywhere (Forget hides)
+    tab.erase_button.click()
+    assert "for good" in tab.confirm_box.text()
+    assert tab.confirm_box.button(QMessageBox.StandardButton.Yes).text() == "Erase"
     tab.confirm_box.button(QMessageBox.StandardButton.Cancel).click()
     tab.select(ids["old"])
-    tab.forget_button.click()
+    tab.erase_button.click()
     tab.confirm_box.button(QMessageBox.StandardButton.Yes).click()
     qtbot.waitUntil(lambda: "Pinned contexts — 0 of 8" in _opm_rows(tab.model))
     assert [m.memory.id for m in governed.opm.list_memories()] == [ids["initiative"], ids["pref"]]
@@ -274,3 +277,22 @@ def test_approvals_rows_are_tall_enough_for_every_wrapped_line(qtbot, governed):
             width = view.columnWidth(column) - 2 * margin
             needed = metrics.boundingRect(QRect(0, 0, width, 10_000), Qt.TextFlag.TextWordWrap, text).height()
             assert view.rowHeight(row) >= needed + 2, (row, column, view.rowHeight(row), needed, text)
+
+
+def test_forget_site_from_the_sites_tab_forgets_the_selected_row(qtbot, governed, seeded):
+    _browser, tab = open_tab(qtbot, governed, "Sites")
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 2)
+    assert not tab.forget_button.isEnabled()  # nothing chosen yet
+    row = [site.host for site in tab.model.rows].index("wiki.example.com")
+    tab.view.selectRow(row)
+    assert tab.forget_button.isEnabled() and tab.forget_button.text() == "Forget site…"
+    tab.forget_button.click()
+    dialog = tab.forget_dialog
+    assert dialog is not None and dialog.host.text() == "wiki.example.com"
+    qtbot.waitUntil(lambda: dialog.step == "confirm")  # its dry run said how many
+    dialog.confirm_button.click()
+    qtbot.waitUntil(lambda: dialog.step != "confirm")
+    assert dialog.step == "done", dialog.summary.text()
+    vault = governed.runtime.vault
+    texts = [f.text for f in vault.read(lambda c: q.list_facts(c, FactFilter(project=ALL_PROJECTS)))]
+    assert "The staging database password rotates every Monday" not in texts and len(texts) == 4

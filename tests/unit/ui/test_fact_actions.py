@@ -7,7 +7,8 @@ vault's change events (no test calls refresh).
 from __future__ import annotations
 
 import pytest
-from PySide6.QtWidgets import QDialogButtonBox, QMessageBox
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QMessageBox
 
 from vodou_desktop.errors import NotFound
 from vodou_desktop.ui.browser.window import MemoryBrowser
@@ -159,3 +160,54 @@ def test_the_context_menu_holds_the_same_actions(qtbot, governed, seeded):
     select(qtbot, browser, DARK)
     # a preference is always global, so it has no Move
     assert all(a.isEnabled() for a in view_actions if a.objectName() not in ("fact.undo", "fact.move"))
+
+
+def show_active(qtbot, browser: MemoryBrowser) -> None:  # type: ignore[no-untyped-def]
+    """Shown and active: window shortcuts (Delete, Ctrl+Z) reach only the active window."""
+    browser.show()
+    qtbot.waitExposed(browser)
+    browser.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is browser)
+
+
+def test_forget_and_undo_from_the_keyboard(qtbot, governed, seeded):
+    browser = open_browser(qtbot, governed)
+    show_active(qtbot, browser)
+    tab = browser.memories
+    select(qtbot, browser, DARK)
+    tab.view.setFocus()
+    qtbot.keyClick(tab.view, Qt.Key.Key_Delete)
+    qtbot.waitUntil(lambda: DARK not in shown_texts(browser))
+    assert browser.statusBar().currentMessage().endswith("Undo forget brings it back.")
+    qtbot.keyClick(tab.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: DARK in shown_texts(browser))
+    assert browser.statusBar().currentMessage() == "Undone: 1 memory visible again"
+
+
+def test_a_library_page_is_forgotten_undone_and_erased_from_the_keyboard(qtbot, governed, seeded):
+    browser = open_browser(qtbot, governed)
+    show_active(qtbot, browser)
+    library = browser.library
+    browser.tabs.setCurrentWidget(library)
+    qtbot.waitUntil(lambda: library.model.rowCount() == 1)
+    library.view.setFocus()
+    library.view.setCurrentIndex(library.model.index(0, 0))
+    assert library.actions["forget"].isEnabled() and not library.actions["undo"].isEnabled()
+    assert not browser.memories.fact_actions["forget"].isEnabled()  # Delete is the Library's here
+    qtbot.keyClick(library.view, Qt.Key.Key_Delete)
+    qtbot.waitUntil(lambda: library.model.rowCount() == 0)
+    assert browser.statusBar().currentMessage() == "Library page forgotten. Undo forget (Ctrl+Z) brings it back."
+    assert governed.runtime.vault.read(lambda c: q.count_documents(c, FactFilter(project=ALL_PROJECTS))) == 0
+    qtbot.keyClick(library.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: library.model.rowCount() == 1)
+    assert browser.statusBar().currentMessage() == "Undone: 1 Library page back"
+    library.view.setCurrentIndex(library.model.index(0, 0))
+    qtbot.keyClick(library.view, Qt.Key.Key_Delete, Qt.KeyboardModifier.ShiftModifier)
+    assert "for good" in library.confirm_box.text()
+    library.confirm_box.button(QMessageBox.StandardButton.Cancel).click()
+    assert library.model.rowCount() == 1
+    library.erase()
+    library.confirm_box.button(QMessageBox.StandardButton.Yes).click()
+    qtbot.waitUntil(lambda: library.model.rowCount() == 0)
+    everything = FactFilter(project=ALL_PROJECTS, include_forgotten=True)
+    assert governed.runtime.vault.read(lambda c: q.count_documents(c, everything)) == 0  # gone for good

@@ -23,8 +23,9 @@ def test_typing_a_query_shows_results(qtbot, services, seeded):
     qtbot.keyClicks(browser.memories.search_box, "pnpm")
     qtbot.waitUntil(lambda: shown_texts(browser) == ["Use pnpm, not npm, in the web repository"])
     model = browser.memories.model
-    assert model.columns[-1] == "Why it matched"
-    assert model.index(0, len(model.columns) - 1).data() == "matched 'pnpm' · you wrote it"
+    assert model.columns == ("Memory", "Project", "Kind", "Source", "Age")  # why it matched: a tooltip
+    assert model.why(0) == "matched 'pnpm' · you wrote it"
+    assert model.index(0, 0).data(Qt.ItemDataRole.ToolTipRole).endswith("Why it matched: matched 'pnpm' · you wrote it")
 
 
 def test_filters_change_the_results(qtbot, services, seeded):
@@ -32,7 +33,7 @@ def test_filters_change_the_results(qtbot, services, seeded):
     qtbot.addWidget(browser)
     tab = browser.memories
     qtbot.waitUntil(lambda: len(shown_texts(browser)) == 5)
-    tab.filters.tier.setCurrentText("import")
+    tab.filters.tier.setCurrentText("imported")
     qtbot.waitUntil(lambda: shown_texts(browser) == ["The quarterly report is due on the fifth"])
     tab.filters.tier.setCurrentText("Any tier")
     tab.filters.host.setText("rust-lang.org")
@@ -41,7 +42,7 @@ def test_filters_change_the_results(qtbot, services, seeded):
     tab.filters.project.setCurrentText("Global only")
     qtbot.waitUntil(lambda: len(shown_texts(browser)) == 3)
     assert all(r.fact.project is None for r in tab.model.results)
-    tab.filters.project.setCurrentText("infra")
+    qtbot.waitUntil(lambda: tab.filters.choose_project("infra"))
     qtbot.waitUntil(lambda: len(shown_texts(browser)) == 4)  # infra + the global ones, never "web"
     assert "Use pnpm, not npm, in the web repository" not in shown_texts(browser)
     tab.filters.project.setCurrentText("All projects")
@@ -72,20 +73,22 @@ def test_details_show_provenance_and_score_explanation(qtbot, services, seeded):
     qtbot.keyClicks(tab.search_box, "borrow checker")
     qtbot.waitUntil(lambda: len(shown_texts(browser)) == 1)
     first = tab.model.index(0, 0)
-    why = tab.model.index(0, len(tab.model.columns) - 1)
-    assert why.data() == "matched 'borrow', 'checker' · you wrote it"
-    tooltip = why.data(Qt.ItemDataRole.ToolTipRole)
-    assert "Word match (0-1): 1.00" in tooltip and "Source weight" in tooltip
-    for raw in ("keyword_bm25", "alpha", "fused", "tier_weight"):
-        assert raw not in tooltip
+    assert tab.model.why(0) == "matched 'borrow', 'checker' · you wrote it"
+    assert "Why it matched: matched 'borrow', 'checker'" in first.data(Qt.ItemDataRole.ToolTipRole)
     assert tab.model.rowCount(first) == 0  # no expand arrows
     tab.view.setCurrentIndex(first)
     qtbot.waitUntil(lambda: tab.details.details is not None)
     body = tab.details.text()
     assert 'href="https://doc.rust-lang.org/book/"' in body
     assert "just now" in body and "Why it matched:</b> matched 'borrow'" in body
-    for raw in ("keyword_bm25", "fused", "tier_weight"):
-        assert raw not in body
+    # the ranking's factors, in plain names, behind a disclosure that starts collapsed
+    assert tab.details.ranked.isVisibleTo(tab) and not tab.details.ranking.isVisibleTo(tab)
+    ranking = tab.details.ranking.text()
+    assert "Word match (0-1)" in ranking and "Source weight" in ranking
+    tab.details.ranked.click()
+    assert tab.details.ranking.isVisibleTo(tab)
+    for raw in ("keyword_bm25", "alpha", "fused", "tier_weight"):
+        assert raw not in body + ranking
 
 
 def test_browsing_shows_project_kind_source_and_pin_without_a_score(qtbot, services, seeded):

@@ -3,6 +3,7 @@ renders, and the properties a person relies on hold in what is drawn (issue 14).
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -12,9 +13,24 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics, QImage
 from PySide6.QtWidgets import QLabel, QTabBar
 
+from vodou_desktop.data.sample_vault import sample_text
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.ui import screenshots
-from vodou_desktop.ui.screenshots import BROWSER_SIZE, ICON_PANELS, SHOTS, icon_cell
+from vodou_desktop.ui.screenshots import (
+    BROWSER_SIZE,
+    CHECKS,
+    ICON_PANELS,
+    SCALE_MEMORIES,
+    SCALE_SHOTS,
+    SCALE_SIZES,
+    SCREEN,
+    SHOTS,
+    icon_cell,
+)
+
+# The gallery writes a vault of 20,000 memories and renders every picture in a subprocess: minutes on
+# a loaded machine, counted in the first test that uses it.
+pytestmark = pytest.mark.timeout(900)
 
 
 def argb(image: QImage) -> np.ndarray:
@@ -34,13 +50,13 @@ def luminance(rgb: np.ndarray) -> np.ndarray:
 def gallery(tmp_path_factory):
     out = tmp_path_factory.mktemp("shots")
     done = subprocess.run([sys.executable, "-m", "vodou_desktop.ui.screenshots", str(out)], capture_output=True,
-                          text=True, timeout=180)
+                          text=True, timeout=900)  # with the 20,000-memory vault
     assert done.returncode == 0, done.stderr
     return out
 
 
 def test_every_state_is_rendered_non_blank(gallery):
-    for name in SHOTS:
+    for name in (*SHOTS, *SCALE_SHOTS):
         image = QImage(str(gallery / name))
         assert not image.isNull(), name
         assert image.width() >= 200 and image.height() >= 80, (name, image.size())
@@ -114,8 +130,45 @@ def test_no_label_is_elided_at_the_default_window_size(qtbot, services):
 
 def test_settings_and_recovery_key_pictures_are_the_same_on_every_run(gallery, tmp_path):
     """No temporary path (new on every run) in Settings: the profile's folders read as a person's own."""
-    again = subprocess.run([sys.executable, "-m", "vodou_desktop.ui.screenshots", str(tmp_path)], capture_output=True,
-                           text=True, timeout=180)
+    again = subprocess.run([sys.executable, "-m", "vodou_desktop.ui.screenshots", "--small", str(tmp_path)],
+                           capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     for name in ("settings.png", "recovery-key.png"):
         assert (gallery / name).read_bytes() == (tmp_path / name).read_bytes(), name
+
+
+# -- the gallery on a vault of 20,000 memories (issue 24): what the pictures show, measured as drawn --
+
+@pytest.fixture(scope="module")
+def checks(gallery):
+    return json.loads((gallery / CHECKS).read_text("utf-8"))
+
+
+@pytest.mark.parametrize("palette", ["light", "dark"])
+@pytest.mark.parametrize("size", SCALE_SIZES)
+def test_the_browser_states_the_total_and_gives_the_text_the_room(checks, gallery, palette, size):
+    name = f"vault-20k-{size[0]}x{size[1]}-{palette}.png"
+    shot = checks[name]
+    assert shot["status"] == f"{SCALE_MEMORIES:,} memories" and tuple(shot["size"]) == size
+    assert shot["memory_share"] >= 0.45  # the Memory column: at least 45 % of the table's width
+    image = QImage(str(gallery / name))
+    assert (image.width(), image.height()) == size  # the window as opened, not resized for the picture
+
+
+def test_scrolling_to_the_end_reaches_the_oldest_and_a_search_states_its_total(checks):
+    end = checks["end"]
+    assert end["rows"] == SCALE_MEMORIES and end["current_row"] == SCALE_MEMORIES - 1
+    assert end["last_text"] == end["oldest_text"] == sample_text(0)
+    search = checks["search"]
+    assert search["status"] == f"{SCALE_MEMORIES // 10:,} memories match" and search["rows"] > 100
+    assert search["memory_share"] >= 0.45
+
+
+@pytest.mark.parametrize("palette", ["light", "dark"])
+def test_settings_fit_the_laptop_screen_without_overlaps_and_help_text_is_readable(checks, palette):
+    shot = checks[f"settings-1366x768-{palette}.png"]
+    x, y, w, h = shot["save"]
+    assert 0 <= x and x + w <= SCREEN[0] and 0 <= y and y + h <= SCREEN[1]  # Save inside 1366×768
+    assert shot["dialog"][0] <= SCREEN[0] and shot["dialog"][1] <= SCREEN[1]
+    assert shot["overlaps"] == []  # no label drawn over another, on any page
+    assert shot["help_labels"] >= 4 and shot["lowest_help_contrast"] >= 4.5

@@ -54,8 +54,8 @@ def test_paired_browsers_are_listed_and_revoked(qtbot, services, vault, tmp_path
                             config_path=tmp_path / "settings.json")
     qtbot.addWidget(dialog)
     qtbot.waitUntil(lambda: dialog.pairings.rowCount() == 2)
-    assert dialog.pairings.index(0, 0).data().startswith(f"Chromium (extension {EXT_A[:6]}…), since ")
-    assert dialog.pairings.index(1, 0).data().startswith(f"the browser extension {EXT_B[:6]}…, since ")
+    assert dialog.pairings.index(0, 0).data() == f"Chromium (extension {EXT_A[:6]}…), paired just now"
+    assert dialog.pairings.index(1, 0).data() == f"the browser extension {EXT_B[:6]}…, paired just now"
     assert "a private file (0600)" in dialog.storage.text()
     assert dialog.revoke_button.isEnabled()
     dialog.pairings_view.setCurrentIndex(dialog.pairings.index(0, 0))

@@ -127,6 +127,7 @@ def test_encrypt_from_settings_only_after_the_recovery_key_is_kept_then_remove_i
     dialog = SettingsDialog(desktop.services, desktop.sites, desktop.bridge.tokens, vault_path=vault.path)
     qtbot.addWidget(dialog)
     dialog.show()
+    dialog.show_section("Backups and encryption")
     section = dialog.backups
     qtbot.waitUntil(lambda: section.encrypt_button.isVisible())
     assert not section.decrypt_button.isVisible() and "plain SQLite file" in section.encryption.text()
@@ -242,6 +243,7 @@ def test_closing_settings_while_it_encrypts_still_ends_cleanly(qtbot, desktop, t
     dialog = SettingsDialog(desktop.services, desktop.sites, desktop.bridge.tokens,
                             vault_path=desktop.runtime.vault.path)
     dialog.show()
+    dialog.show_section("Backups and encryption")
     qtbot.waitUntil(lambda: dialog.backups.encrypt_button.isVisible())
     dialog.backups.flow._run_encrypt(VaultKeyStore().get_or_create())
     dialog.close()

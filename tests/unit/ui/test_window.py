@@ -156,7 +156,7 @@ def test_empty_states_say_what_to_do(qtbot, services):
     qtbot.waitUntil(lambda: tab.empty.isVisible())
     said = tab.empty.text()
     assert "Your memory is empty" in said and "Add memory…" in said and "Import…" in said and "Pair" in said
-    assert browser.count_label.text() == "0 memories shown"
+    assert browser.count_label.text() == "0 memories"
     browser.tabs.setCurrentWidget(browser.library)
     qtbot.waitUntil(lambda: browser.library.empty.isVisible())
     assert "Add page to Library" in browser.library.empty.text()
@@ -167,7 +167,7 @@ def test_no_results_say_what_was_searched_and_the_filters(qtbot, services, seede
     browser = open_browser(qtbot, services)
     tab = browser.memories
     qtbot.waitUntil(lambda: len(texts(browser)) == 5)
-    assert not tab.empty.isVisible() and browser.count_label.text() == "5 memories shown"
+    assert not tab.empty.isVisible() and browser.count_label.text() == "5 memories"
     tab.filters.kind.setCurrentText("preference")
     qtbot.keyClicks(tab.search_box, "heron")
     qtbot.waitUntil(lambda: tab.empty.isVisible())
@@ -175,7 +175,7 @@ def test_no_results_say_what_was_searched_and_the_filters(qtbot, services, seede
                                 "Try other words, or clear the filters.")
     tab.search_box.setText("pnpm")
     tab.filters.kind.setCurrentText("Any kind")
-    qtbot.waitUntil(lambda: browser.count_label.text() == "1 memory shown")
+    qtbot.waitUntil(lambda: browser.count_label.text() == "1 memory matches")
     browser.tabs.setCurrentWidget(browser.library)
     qtbot.waitUntil(lambda: browser.count_label.text() == "1 Library page")  # the visible tab's count
 

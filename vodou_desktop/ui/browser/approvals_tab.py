@@ -14,7 +14,6 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSize, Qt
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QPushButton,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 from vodou_desktop.governance.ages import format_age
 from vodou_desktop.governance.approvals import TOOL_WORDS, VOLATILE_NOTE
 from vodou_desktop.ui.services import Services
+from vodou_desktop.ui.style import help_label
 from vodou_desktop.ui.table_model import Column, RecordTableModel
 from vodou_desktop.words import mode_words
 
@@ -126,7 +126,7 @@ class ApprovalsTab(QWidget):
         self.view.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.approve_button = QPushButton("Approve")
         self.deny_button = QPushButton("Deny")
-        self.summary = QLabel(styleSheet="color: gray")
+        self.summary = help_label(wrap=False)
         buttons = QHBoxLayout()
         buttons.addWidget(self.summary, 1)
         buttons.addWidget(self.approve_button)

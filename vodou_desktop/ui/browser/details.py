@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics, QResizeEvent
-from PySide6.QtWidgets import QLabel, QSizePolicy, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
 from vodou_desktop.errors import NotFound
 from vodou_desktop.governance.ages import format_age
@@ -96,7 +96,14 @@ def provenance_html(fact: Fact) -> str:
     return "".join(parts)
 
 
-def details_html(details: FactDetails, why: str = "", factors: list[tuple[str, str]] | None = None) -> str:
+def ranking_html(factors: list[tuple[str, str]]) -> str:
+    """The score's factors with plain names (behind "How this was ranked")."""
+    esc = html.escape
+    return "<table cellspacing=2>" + "".join(
+        f"<tr><td><i>{esc(k)}</i></td><td>{esc(v)}</td></tr>" for k, v in factors) + "</table>"
+
+
+def details_html(details: FactDetails, why: str = "") -> str:
     """The scrolling body: the whole text, then why it matched, the title, history and group."""
     fact = details.fact
     esc = html.escape
@@ -104,9 +111,6 @@ def details_html(details: FactDetails, why: str = "", factors: list[tuple[str, s
     parts = [paragraphs or f"<p>{esc(fact.text)}</p>"]
     if why:
         parts.append(f"<p><b>Why it matched:</b> {esc(why, quote=False)}</p>")
-    if factors:
-        parts.append("<table cellspacing=2>" + "".join(
-            f"<tr><td><i>{esc(k)}</i></td><td>{esc(v)}</td></tr>" for k, v in factors) + "</table>")
     rows = [("Page title", fact.title), ("Scope", fact.scope), ("Revision", str(fact.revision)),
             ("Trust", TIER_WORDS.get(fact.tier, fact.tier))]
     table = "".join(f"<tr><td><i>{esc(k)}</i></td><td>{esc(v)}</td></tr>" for k, v in rows if v)
@@ -134,7 +138,8 @@ def title_of(text: str) -> str:
 
 def _state(fact: Fact) -> str:
     if fact.forgotten:
-        return f"Forgotten {format_age(fact.invalid_at, 'instant')} ({fact.invalidated_by or 'no reason'})"
+        how = "Undo forget brings it back" if (fact.invalidated_by or "").startswith("op-") else "hidden"
+        return f"Forgotten {format_age(fact.invalid_at, 'instant')} ({how})"  # never the operation's raw id
     if fact.superseded_by:
         return "Superseded — never recalled"
     return ""
@@ -173,6 +178,13 @@ class DetailPane(QWidget):
         self.body = QTextBrowser(openExternalLinks=True)
         self.body.setAccessibleName("Memory text and history")
         self.body.setFrameShape(QTextBrowser.Shape.NoFrame)
+        self.ranked = QToolButton(text="How this was ranked", checkable=True, autoRaise=True,
+                                  toolButtonStyle=Qt.ToolButtonStyle.ToolButtonTextBesideIcon,
+                                  arrowType=Qt.ArrowType.RightArrow, visible=False)
+        self.ranked.setAccessibleName("How this was ranked")
+        self.ranking = QLabel(textFormat=Qt.TextFormat.RichText, visible=False, wordWrap=True)
+        self.ranking.setAccessibleName("The score's factors")
+        self.ranked.toggled.connect(self._show_ranking)
         self.details: FactDetails | None = None
         self._full_title = ""
         self.body_html = ""
@@ -180,23 +192,37 @@ class DetailPane(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(self.provenance)
         layout.addWidget(self.body, 1)
+        layout.addWidget(self.ranked)
+        layout.addWidget(self.ranking)
         self.show_empty()
+
+    def _show_ranking(self, shown: bool) -> None:
+        """A disclosure, collapsed by default: the factors matter to few people, and not every time."""
+        self.ranked.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+        self.ranking.setVisible(shown)
 
     def show_empty(self, text: str = "Select a memory to see where it came from.") -> None:
         self.details = None
         self._set_title("")
         self.provenance.setText("")
-        self._set_body(f"<p style='color:gray'>{html.escape(text)}</p>")
+        self._set_body(f"<p>{html.escape(text)}</p>")
+        self._set_ranking([])
 
     def show_details(self, details: FactDetails, why: str = "", factors: list[tuple[str, str]] | None = None) -> None:
         self.details = details
         self._set_title(title_of(details.fact.text))
         self.provenance.setText(provenance_html(details.fact))
-        self._set_body(details_html(details, why, factors))
+        self._set_body(details_html(details, why))
+        self._set_ranking(factors or [])
+
+    def _set_ranking(self, factors: list[tuple[str, str]]) -> None:
+        self.ranking.setText(ranking_html(factors) if factors else "")
+        self.ranked.setVisible(bool(factors))
+        self.ranking.setVisible(bool(factors) and self.ranked.isChecked())
 
     def text(self) -> str:
-        """Everything the pane says (title, provenance, body), as HTML-ish text for tests and tools."""
-        return "\n".join((self._full_title, self.provenance.text(), self.body_html))
+        """Everything the pane says (title, provenance, body, ranking), as HTML-ish text for tests."""
+        return "\n".join((self._full_title, self.provenance.text(), self.body_html, self.ranking.text()))
 
     def _set_body(self, markup: str) -> None:
         self.body_html = markup

@@ -21,6 +21,7 @@ from vodou_desktop.ui.prompts import TextPrompt, ask_to_confirm
 from vodou_desktop.ui.services import Services
 from vodou_desktop.vault import Fact
 from vodou_desktop.vault.facts import GLOBAL_KINDS
+from vodou_desktop.words import plural
 
 NAMES = ("correct", "pin", "move", "forget", "undo", "erase", "link")
 KEYS = {"correct": "F2", "pin": "Ctrl+P", "move": "Ctrl+Shift+M", "forget": "Delete", "undo": "Ctrl+Z",
@@ -51,6 +52,7 @@ class FactActions(QObject):
         self.last_forget: str | None = None
         self.prompt: TextPrompt | None = None
         self.confirm_box: QMessageBox | None = None
+        self.here = True
         self.actions = {name: QAction(LABELS[name], self, objectName=f"fact.{name}", toolTip=TIPS[name])
                         for name in NAMES}
         for name in NAMES:
@@ -79,6 +81,18 @@ class FactActions(QObject):
         self._update_undo()
         self.actions["erase"].setEnabled(fact is not None and self._services.forgetting is not None)
         self.actions["link"].setEnabled(live and self._services.page_memory is not None)
+        self._unless_here()
+
+    def set_here(self, here: bool) -> None:
+        """Whether the Memories tab is the one shown: elsewhere these actions (and their keys, such
+        as Delete and Ctrl+Z, which the Library tab uses for its own pages) are off."""
+        self.here = here
+        self.set_fact(self.fact)
+
+    def _unless_here(self) -> None:
+        if not self.here:
+            for action in self.actions.values():
+                action.setEnabled(False)
 
     def _update_undo(self) -> None:
         op, fact = self._undo_op(), self.fact
@@ -88,6 +102,7 @@ class FactActions(QObject):
             undo.setToolTip(f"Undo the forget that hid this memory ({op}); a Forget site is undone for the whole site")
         else:
             undo.setToolTip(TIPS["undo"])
+        self._unless_here()
 
     def _undo_op(self) -> str | None:
         if self._services.forgetting is None:
@@ -156,7 +171,7 @@ class FactActions(QObject):
         if result["op"] == self.last_forget:
             self.last_forget = None
         self._update_undo()
-        self._services.messages.info(f"Undone: {result['facts_restored']} memories visible again")
+        self._services.messages.info(f"Undone: {plural(result['facts_restored'], 'memory')} visible again")
 
     def erase(self) -> None:
         fact, forgetting = self.fact, self._services.forgetting
@@ -175,8 +190,8 @@ class FactActions(QObject):
     def _erased(self, result: dict[str, Any]) -> None:
         copies = copies_sentence(result)
         more = f"; {copies}" if copies else ""
-        self._services.messages.info(f"Erased {result['facts_erased']} memories (#{result['id']} and its "
-                                     f"revisions){more}")
+        self._services.messages.info(f"Erased {plural(result['facts_erased'], 'memory')} for good "
+                                     f"(#{result['id']} and its revisions){more}")
 
     def link(self) -> None:
         fact, pages = self.fact, self._services.page_memory

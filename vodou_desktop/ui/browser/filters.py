@@ -1,4 +1,8 @@
-"""The memory browser's filter bar: project, tier, host, kind, writing tool, show forgotten → one FactFilter."""
+"""The memory browser's filter bar: project, tier, host, kind, writing tool, show forgotten → one FactFilter.
+
+Projects are the vault's own, each with how many memories it holds (``set_projects``, read by an op);
+tiers and kinds are in words, and the kinds are those a person can add (``words.FACT_KINDS``, the
+list Add memory and the CLI use)."""
 
 from __future__ import annotations
 
@@ -7,14 +11,16 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEd
 
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.pages import normalize_host
+from vodou_desktop.ui.style import problem_label
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault.sources import TIERS
+from vodou_desktop.words import FACT_KINDS, TIER_WORDS, kind_words
 
 ALL_PROJECTS_LABEL = "All projects"
 GLOBAL_ONLY_LABEL = "Global only"
 ANY_TIER = "Any tier"
 ANY_KIND = "Any kind"
-KNOWN_KINDS = ("fact", "preference", "decision", "note", "selection", "link")
+GLOBAL = object()  # the "Global only" choice (None is "no choice" in a combo's data)
 
 
 class FilterBar(QWidget):
@@ -22,17 +28,23 @@ class FilterBar(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.project = QComboBox(editable=True, toolTip="Type a project name: its memories plus global ones")
-        self.project.addItems([ALL_PROJECTS_LABEL, GLOBAL_ONLY_LABEL])
+        self.project = QComboBox(toolTip="A project's memories plus global ones")
+        self.project.addItem(ALL_PROJECTS_LABEL, ALL_PROJECTS)
+        self.project.addItem(GLOBAL_ONLY_LABEL, GLOBAL)
+        self.project.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.tier = QComboBox()
-        self.tier.addItems([ANY_TIER, *TIERS])
-        self.kind = QComboBox(editable=True)
-        self.kind.addItems([ANY_KIND, *KNOWN_KINDS])
+        self.tier.addItem(ANY_TIER, None)
+        for tier in TIERS:
+            self.tier.addItem(TIER_WORDS.get(tier, tier), tier)
+        self.kind = QComboBox()
+        self.kind.addItem(ANY_KIND, None)
+        for kind in FACT_KINDS:
+            self.kind.addItem(kind_words(kind), kind)
         self.host = QLineEdit(placeholderText="site, e.g. example.com", clearButtonEnabled=True)
         self.tool = QLineEdit(placeholderText="writing tool, e.g. claude-code", clearButtonEnabled=True,
                               toolTip="Only memories written by this tool (an AI tool's name over MCP, cli, …)")
         self.forgotten = QCheckBox("Show forgotten")
-        self.problem = QLabel(styleSheet="color: #b00020")
+        self.problem = problem_label(wrap=False)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         for label, widget in (("&Project", self.project), ("T&ier", self.tier), ("&Kind", self.kind),
@@ -44,24 +56,51 @@ class FilterBar(QWidget):
             layout.addWidget(widget)
         layout.addWidget(self.forgotten)
         layout.addWidget(self.problem, 1)
-        self.project.currentTextChanged.connect(self.changed)
-        self.tier.currentTextChanged.connect(self.changed)
-        self.kind.currentTextChanged.connect(self.changed)
+        self.project.currentIndexChanged.connect(self.changed)
+        self.tier.currentIndexChanged.connect(self.changed)
+        self.kind.currentIndexChanged.connect(self.changed)
         self.host.textChanged.connect(self.changed)
         self.tool.textChanged.connect(self.changed)
         self.forgotten.toggled.connect(self.changed)
 
+    def set_projects(self, counts: dict[str, int]) -> None:
+        """The vault's projects with their counts; the chosen one stays chosen (if it still exists)."""
+        chosen, index = self.project.currentData(), self.project.currentIndex()
+        self.project.blockSignals(True)
+        try:
+            while self.project.count() > 2:
+                self.project.removeItem(2)
+            for name, count in sorted(counts.items(), key=lambda item: item[0].casefold()):
+                self.project.addItem(f"{name} ({count:,})", name)
+            found = self.project.findData(chosen) if isinstance(chosen, str) else min(index, 1)
+            self.project.setCurrentIndex(max(0, found))
+        finally:
+            self.project.blockSignals(False)
+        if isinstance(chosen, str) and self.project.currentData() != chosen:
+            self.changed.emit()  # the project chosen is gone: the list shows all again
+
+    def choose_project(self, name: str) -> bool:
+        """Choose ``name`` from the list (False when the vault has no such project)."""
+        found = self.project.findData(name)
+        if found >= 0:
+            self.project.setCurrentIndex(found)
+        return found >= 0
+
+    def projects(self) -> list[str]:
+        return [self.project.itemData(i) for i in range(2, self.project.count())]
+
     def describe(self) -> list[str]:
         """The filters in force, in words (for "no results" messages)."""
         said = []
-        project = self.project.currentText().strip()
-        if project and project != ALL_PROJECTS_LABEL:
-            said.append("global memories only" if project == GLOBAL_ONLY_LABEL else f"project {project}")
-        if self.tier.currentText() != ANY_TIER:
-            said.append(f"tier {self.tier.currentText()}")
-        kind = self.kind.currentText().strip()
-        if kind and kind != ANY_KIND:
-            said.append(f"kind {kind}")
+        project = self.project.currentData()
+        if project is GLOBAL:
+            said.append("global memories only")
+        elif isinstance(project, str):
+            said.append(f"project {project}")
+        if self.tier.currentData():
+            said.append(f"source {self.tier.currentText()}")
+        if self.kind.currentData():
+            said.append(f"kind {self.kind.currentText()}")
         if self.host.text().strip():
             said.append(f"site {self.host.text().strip()}")
         if self.forgotten.isChecked():
@@ -70,17 +109,15 @@ class FilterBar(QWidget):
 
     def current_filter(self) -> FactFilter:
         """The filter the bar describes; an invalid site is shown and left out (never raised)."""
-        project_text = self.project.currentText().strip()
-        project = {ALL_PROJECTS_LABEL: ALL_PROJECTS, "": ALL_PROJECTS, GLOBAL_ONLY_LABEL: None}.get(
-            project_text, project_text)
-        tier, kind = self.tier.currentText(), self.kind.currentText().strip()
+        project = self.project.currentData()
+        tier, kind = self.tier.currentData(), self.kind.currentData()
         return FactFilter(
-            project=project,
+            project=None if project is GLOBAL else project if isinstance(project, str) else ALL_PROJECTS,
             include_forgotten=self.forgotten.isChecked(),
             include_superseded=False,
             host=self._host(),
-            tiers=() if tier == ANY_TIER else (tier,),
-            kinds=() if kind in (ANY_KIND, "") else (kind,),
+            tiers=(tier,) if tier else (),
+            kinds=(kind,) if kind else (),
             tools=(tool,) if (tool := self.tool.text().strip()) else (),
         )
 

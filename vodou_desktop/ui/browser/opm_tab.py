@@ -3,7 +3,7 @@
 Each category shows how full it is against its ceiling and how long its notes last; each note
 shows whether it is active or expired (expired notes are never recalled until reauthorized), its
 expiry, revision and source; superseded revisions are listed under it as "never recalled".
-Reauthorize, correct and forget go through ``governance.opm.OperatorMemory``.
+Reauthorize, correct and erase go through ``governance.opm.OperatorMemory``.
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QPushButton, QTreeView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QMessageBox, QPushButton, QTreeView, QVBoxLayout, QWidget
 
 from vodou_desktop.governance.opm import CATEGORIES, Category, OwnedMemory
 from vodou_desktop.ui.prompts import TextPrompt, ask_to_confirm
 from vodou_desktop.ui.services import Services
+from vodou_desktop.ui.style import help_label
 from vodou_desktop.ui.table_model import Column, RecordTreeModel, TreeRow
 from vodou_desktop.vault.clock import parse_iso
 
@@ -101,20 +102,21 @@ class OperatorMemoryTab(QWidget):
         self.reauthorize_button = QPushButton("Reauthorize")
         self.reauthorize_button.setToolTip("Confirm this note as it is: its expiry starts again")
         self.correct_button = QPushButton("Correct…")
-        self.forget_button = QPushButton("Forget…")
+        # Erase, not Forget: this deletes for good (Forget hides and can be undone, everywhere in the app)
+        self.erase_button = QPushButton("Erase…", toolTip="Delete this note and its history for good (asks first)")
         self.prompt: TextPrompt | None = None
         self.confirm_box: QMessageBox | None = None
-        note = QLabel("Expired notes are kept but never recalled until you reauthorize them.", styleSheet="color: gray")
+        note = help_label("Expired notes are kept but never recalled until you reauthorize them.")
         buttons = QHBoxLayout()
         buttons.addWidget(note, 1)
-        for button in (self.reauthorize_button, self.correct_button, self.forget_button):
+        for button in (self.reauthorize_button, self.correct_button, self.erase_button):
             buttons.addWidget(button)
         layout = QVBoxLayout(self)
         layout.addWidget(self.view, 1)
         layout.addLayout(buttons)
         self.reauthorize_button.clicked.connect(self.reauthorize)
         self.correct_button.clicked.connect(self.correct)
-        self.forget_button.clicked.connect(self.forget)
+        self.erase_button.clicked.connect(self.erase)
         self.view.selectionModel().currentChanged.connect(lambda _index, _prev: self._update_buttons())
         self._update_buttons()
 
@@ -149,7 +151,7 @@ class OperatorMemoryTab(QWidget):
 
     def _update_buttons(self) -> None:
         has = self.selected() is not None
-        for button in (self.reauthorize_button, self.correct_button, self.forget_button):
+        for button in (self.reauthorize_button, self.correct_button, self.erase_button):
             button.setEnabled(has)
 
     def reauthorize(self) -> None:
@@ -165,10 +167,10 @@ class OperatorMemoryTab(QWidget):
                                  "never recalled):", item.text, multiline=True, parent=self)
         self.prompt.run(self._services.ops, lambda text: opm.correct(item.memory_id, text), lambda _outcome: None)
 
-    def forget(self) -> None:
+    def erase(self) -> None:
         item, opm = self.selected(), self._services.opm
         if item is None:
             return
         self.confirm_box = ask_to_confirm(
-            self, "Forget operator memory", f"Delete “{item.text}” with all its revisions? This cannot be undone.",
-            "Forget", lambda: self._services.ops.run(lambda: opm.erase(item.memory_id), owner=self))
+            self, "Erase operator memory", f"Erase “{item.text}” with all its revisions for good? This cannot be "
+            "undone.", "Erase", lambda: self._services.ops.run(lambda: opm.erase(item.memory_id), owner=self))

@@ -3,6 +3,11 @@
 Each keystroke restarts a short timer; when it fires, the query runs as an op off the GUI thread.
 Answers carry a generation number and a stale answer (a newer query was started) is dropped, so
 results never arrive out of order.
+
+A query's answer reaches every memory it matches (``Listing``): browsing, the first page with the
+total, then every id in the chosen order (sorted in SQL by the vault's query builder); searching,
+the ranking of ``SearchService.search_all`` (its first results are ``search``'s), then every further
+keyword match. Rows are read a page at a time (``read_page``) as the view shows them.
 """
 
 from __future__ import annotations
@@ -12,31 +17,64 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from vodou_desktop.search.service import SearchResult, SearchService
+from vodou_desktop.ui.browser.results_model import PAGE, Listing
 from vodou_desktop.ui.ops import Ops
-from vodou_desktop.vault import FactFilter
+from vodou_desktop.vault import FactFilter, Vault
 from vodou_desktop.vault import query as q
 
 DEBOUNCE_MS = 200
-RESULT_LIMIT = 100
 
 
 @dataclass(frozen=True)
 class Query:
     text: str
     filt: FactFilter
-    k: int = RESULT_LIMIT
+    order: str = "newest"  # a key of ``query.FACT_ORDERS``, or "relevance" (a search's own order)
+
+    @property
+    def searching(self) -> bool:
+        return bool(self.text.strip())
 
 
-def run_query(search: SearchService, query: Query) -> list[SearchResult]:
-    """A search for text; with no text, the newest memories under the same filter."""
-    if query.text.strip():
-        return search.search(query.text, query.filt, k=query.k)
-    facts = search.vault.read(lambda conn: q.list_facts(conn, query.filt, limit=query.k))
-    return [SearchResult(fact, 0.0, {"path": "recent"}) for fact in facts]
+def first_listing(search: SearchService, query: Query) -> Listing:
+    """The query's first answer: a search's whole ranking, or the first page of memories and the
+    total (their other ids follow from ``all_ids``)."""
+    if query.searching:
+        return _search_listing(search, query)
+
+    def read(conn):  # type: ignore[no-untyped-def]
+        ids = q.ordered_fact_ids(conn, query.filt, query.order, PAGE)
+        total = len(ids) if len(ids) < PAGE else q.count_facts(conn, query.filt)
+        facts = {f.id: SearchResult(f, 0.0, {"path": "recent"}) for f in q.facts_by_ids(conn, ids, query.filt)}
+        return Listing(ids, facts, total, len(ids) >= total, order=query.order, filt=query.filt)
+
+    return search.vault.read(read)
+
+
+def _search_listing(search: SearchService, query: Query) -> Listing:
+    found = search.search_all(query.text, query.filt)
+    rows = {r.fact.id: r for r in found.ranked}
+    ids = [r.fact.id for r in found.ranked] + [i for i, _ in found.more]
+    if query.order != "relevance":
+        ids = search.vault.read(lambda conn: q.ordered_fact_ids(conn, query.filt, query.order, -1, ids))
+    return Listing(ids, rows, len(ids), True, True, query.text, scores=dict(found.more),
+                   order=query.order, filt=query.filt)
+
+
+def all_ids(vault: Vault, query: Query) -> list[int]:
+    return vault.read(lambda conn: q.ordered_fact_ids(conn, query.filt, query.order))
+
+
+def read_page(vault: Vault, filt: FactFilter, ids: list[int], scores: dict[int, float]) -> list[SearchResult]:
+    """The rows of one page; a further keyword match says so in its factors ("matched 'heron'")."""
+    facts = vault.read(lambda conn: q.facts_by_ids(conn, ids, filt))
+    return [SearchResult(f, 0.0, {"path": "keyword", "keyword_bm25": scores[f.id]} if f.id in scores
+                         else {"path": "recent"}) for f in facts]
 
 
 class SearchController(QObject):
-    results_ready = Signal(object)  # list[SearchResult]
+    listing_ready = Signal(object)  # Listing
+    ids_ready = Signal(int, object)  # generation, list[int]: every id of a browsing listing
     busy_changed = Signal(bool)
     failed = Signal(str)
 
@@ -49,6 +87,10 @@ class SearchController(QObject):
         self._query = Query("", FactFilter())
         self._generation = 0
         self._running = 0
+
+    @property
+    def query(self) -> Query:
+        return self._query
 
     def request(self, query: Query) -> None:
         """Ask for ``query``; only the last request within the debounce window runs."""
@@ -64,13 +106,40 @@ class SearchController(QObject):
         self._generation += 1
         generation, query, search = self._generation, self._query, self._search
         self._set_running(+1)
-        self._ops.run(lambda: run_query(search, query), lambda results: self._deliver(generation, results),
+        self._ops.run(lambda: first_listing(search, query), lambda listing: self._deliver(generation, listing),
                       on_failure=lambda exc: self._fail(generation, exc), owner=self)
 
-    def _deliver(self, generation: int, results: list[SearchResult]) -> None:
+    def _deliver(self, generation: int, listing: Listing) -> None:
+        self._set_running(-1)
+        if generation != self._generation:
+            return
+        listing.generation = generation
+        self.listing_ready.emit(listing)
+        if not listing.complete:
+            self._read_ids(generation)
+
+    def _read_ids(self, generation: int) -> None:
+        vault, query = self._search.vault, self._query
+        self._set_running(+1)
+        self._ops.run(lambda: all_ids(vault, query), lambda ids: self._ids(generation, ids),
+                      on_failure=lambda exc: self._fail(generation, exc), owner=self)
+
+    def _ids(self, generation: int, ids: list[int]) -> None:
         self._set_running(-1)
         if generation == self._generation:
-            self.results_ready.emit(results)
+            self.ids_ready.emit(generation, ids)
+
+    def read_page(self, generation: int, listing: Listing, page: int, ids: list[int],
+                  on_read: object) -> None:
+        """Read one page's rows off the GUI thread; ``on_read(generation, page, results)``."""
+        vault, filt, scores = self._search.vault, listing.filt or self._query.filt, listing.scores
+        self._ops.run(lambda: read_page(vault, filt, ids, scores),
+                      lambda results: on_read(generation, page, results),  # type: ignore[operator]
+                      on_failure=lambda exc: self._page_failed(generation, exc), owner=self)
+
+    def _page_failed(self, generation: int, exc: BaseException) -> None:
+        if generation == self._generation:
+            self.failed.emit(str(exc))
 
     def _fail(self, generation: int, exc: BaseException) -> None:
         self._set_running(-1)

@@ -13,7 +13,9 @@ from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPush
 
 from vodou_desktop.errors import KnownError
 from vodou_desktop.ui.actions import MODES
+from vodou_desktop.ui.forget_dialog import ForgetSiteDialog
 from vodou_desktop.ui.services import Services
+from vodou_desktop.ui.style import help_label, problem_label
 from vodou_desktop.ui.table_model import Column, RecordTableModel
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault
 from vodou_desktop.vault import query as q
@@ -72,16 +74,23 @@ class SitesTab(QWidget):
         self.view.setColumnWidth(1, 90)
         self.view.setColumnWidth(3, 70)
         self.view.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        self.summary = QLabel(styleSheet="color: gray")
+        self.summary = help_label(wrap=False)
         self.host = QLineEdit(placeholderText="site, e.g. example.com", clearButtonEnabled=True)
         self.host.setAccessibleName("Site to set a mode for")
         self.mode_buttons = {mode: QPushButton(mode.capitalize()) for mode in MODES}
         self.clear_button = QPushButton("Clear rule")
-        self.problem = QLabel(wordWrap=True, styleSheet="color: #b00020")
+        self.forget_button = QPushButton("Forget site…", toolTip="Hide every memory from this site (undoable); "
+                                         "the dialog shows how many first")
+        self.forget_button.setEnabled(False)
+        self.forget_dialog: ForgetSiteDialog | None = None
+        self.problem = problem_label()
         self._layout()
         for mode, button in self.mode_buttons.items():
             button.clicked.connect(lambda _checked=False, m=mode: self.set_mode(m))
         self.clear_button.clicked.connect(self.clear_rule)
+        self.forget_button.clicked.connect(self.forget_site)
+        self.host.textChanged.connect(lambda text: self.forget_button.setEnabled(
+            bool(text.strip()) and services.forgetting is not None))
         self.view.selectionModel().currentRowChanged.connect(lambda index, _prev: self._selected(index.row()))
 
     def _layout(self) -> None:
@@ -92,6 +101,7 @@ class SitesTab(QWidget):
         for button in self.mode_buttons.values():
             controls.addWidget(button)
         controls.addWidget(self.clear_button)
+        controls.addWidget(self.forget_button)
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
         layout.addWidget(self.view, 1)
@@ -132,6 +142,16 @@ class SitesTab(QWidget):
         host, sites = self.host.text().strip(), self._services.sites
         if host:
             self._services.ops.run(lambda: sites.clear_rule(host), on_failure=self._failed, owner=self)
+
+    def forget_site(self) -> ForgetSiteDialog | None:
+        """Forget site… for the site chosen in the list (or typed): its dry run, then the confirmation."""
+        host, forgetting = self.host.text().strip(), self._services.forgetting
+        if not host or forgetting is None:
+            return None
+        self.forget_dialog = ForgetSiteDialog(forgetting, self._services.ops, host, parent=self)
+        self.forget_dialog.show()
+        self.forget_dialog.run_dry_run()
+        return self.forget_dialog
 
     def _changed(self, resolution: Any) -> None:
         self.host.setText(resolution.host)

@@ -18,6 +18,7 @@ from vodou_desktop.ui.browser.library_tab import LibraryTab
 from vodou_desktop.ui.browser.memories_tab import MemoriesTab
 from vodou_desktop.ui.browser.menus import ShortcutsDialog, build_menu_bar, shortcut_rows, show_about
 from vodou_desktop.ui.browser.opm_tab import OperatorMemoryTab
+from vodou_desktop.ui.browser.results_model import ORDER_WORDS, ResultsModel
 from vodou_desktop.ui.browser.sites_tab import SitesTab
 from vodou_desktop.ui.import_work import Importer
 from vodou_desktop.ui.services import Services
@@ -26,6 +27,22 @@ from vodou_desktop.words import plural
 
 DEFAULT_SIZE = (1100, 700)
 TAB_WORDS = {"Sites": "site", "Approvals": "approval", "Operator memory": "operator memory"}
+
+
+def memories_count(model: ResultsModel) -> str:
+    """The list's total: "100 of 5,000 memories" while the rest are being listed, then "5,000
+    memories"; a search says how many match; a sort other than the default says so."""
+    listed, total = model.rowCount(), model.total
+    word = "memory" if total == 1 else "memories"
+    if listed < total:
+        text = f"{listed:,} of {total:,} {word}"
+    elif model.searching:
+        text = f"{total:,} {word} match{'es' if total == 1 else ''}"
+    else:
+        text = f"{total:,} {word}"
+    default = "relevance" if model.searching else "newest"
+    order = model.listing.order
+    return text if order == default else f"{text} · {ORDER_WORDS[order]}"
 
 
 def service_tabs(services: Services) -> list[tuple[str, QWidget]]:
@@ -78,6 +95,8 @@ class MemoryBrowser(QMainWindow):
         self.memories.results_shown.connect(lambda _n: self._update_count())
         self.library.model.modelReset.connect(self._update_count)
         self.tabs.currentChanged.connect(lambda _i: self._update_count())
+        self.tabs.currentChanged.connect(lambda _i: self.memories.fact_actions.set_here(
+            self.tabs.currentWidget() is self.memories))
         self._model_changed(services.model_status.text())
         self._restore_geometry()
         self.refresh()
@@ -140,7 +159,7 @@ class MemoryBrowser(QMainWindow):
         """The status bar count belongs to the visible tab."""
         current = self.tabs.currentWidget()
         if current is self.memories:
-            text = plural(self.memories.model.rowCount(), "memory") + " shown"
+            text = memories_count(self.memories.model)
         elif current is self.library:
             text = plural(self.library.model.rowCount(), "Library page")
         else:
