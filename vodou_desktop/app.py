@@ -45,8 +45,8 @@ from vodou_desktop.ui.icon import icon_for_state
 from vodou_desktop.ui.panel import Panel
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.single_instance import SingleInstance, ask_running_instance_to_show
-from vodou_desktop.ui.sync_status import SyncStatus
 from vodou_desktop.ui.style import PaletteKeeper
+from vodou_desktop.ui.sync_status import SyncStatus
 from vodou_desktop.ui.tray import Tray, update_actions
 from vodou_desktop.ui.unlock import UnlockDialog, locked_out
 from vodou_desktop.ui.vault_swap import VaultSwap
