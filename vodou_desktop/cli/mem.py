@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add.add_argument("--project", help="project the memory belongs to (default: global)")
     add.add_argument("--scope", help="scope label (a search boost, not a wall)")
     add.add_argument("--kind", default="fact", choices=FACT_KINDS,
-                     help="fact (default), preference (always global), decision or note")
+                     help="fact (default), preference (always global), decision, plan or note")
     add.add_argument("--url", help="page the memory came from (a full URL, or host/path)")
     add.add_argument("--title", help="title of that page")
     add.add_argument("--tier", default="first_party", choices=TIERS)

@@ -14,13 +14,14 @@ from jsonschema.exceptions import best_match
 
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.vault.facts import MAX_FACT_CHARS
+from vodou_desktop.words import FACT_KINDS
 
 MAX_K = 20
 DEFAULT_K = 8
 MAX_QUERY_CHARS = 2_000
 MAX_PROJECT_CHARS = 200
 MAX_ID = 2**63 - 1
-REMEMBER_KINDS = ("fact", "preference", "decision", "plan")
+REMEMBER_KINDS = FACT_KINDS
 
 _PROJECT = {
     "type": "string", "minLength": 1, "maxLength": MAX_PROJECT_CHARS,

@@ -9,12 +9,13 @@ from vodou_desktop.errors import InvalidInput
 from vodou_desktop.pages import normalize_host
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault.sources import TIERS
+from vodou_desktop.words import LIST_KINDS
 
 ALL_PROJECTS_LABEL = "All projects"
 GLOBAL_ONLY_LABEL = "Global only"
 ANY_TIER = "Any tier"
 ANY_KIND = "Any kind"
-KNOWN_KINDS = ("fact", "preference", "decision", "note", "selection", "link")
+KNOWN_KINDS = LIST_KINDS  # the one list (words.py), as the CLI and MCP offer
 
 
 class FilterBar(QWidget):
