@@ -5,9 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
-import re
 import sys
-from datetime import UTC, datetime, timedelta
 from functools import partial
 
 from vodou_desktop.cli.output import describe_fact, ensure_embedded, fact_line, print_json, wrap
@@ -20,7 +18,7 @@ from vodou_desktop.runtime import Runtime
 from vodou_desktop.search.service import MAX_K, SearchResult
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault import query as q
-from vodou_desktop.vault.clock import to_iso
+from vodou_desktop.vault.clock import since_time
 from vodou_desktop.vault.entities_store import find_entities
 from vodou_desktop.vault.facts import GLOBAL_KINDS, set_page_link
 from vodou_desktop.vault.sources import TIERS
@@ -102,19 +100,6 @@ def page_url(url: str | None) -> str | None:
     if url and "://" not in url and ":" not in url.split("/")[0]:
         url = "https://" + url
     return url
-
-
-def since_time(when: str) -> str:
-    """``--since``: an ISO date or time, or a span back from now (``7d``, ``12h``, ``30m``)."""
-    span = re.fullmatch(r"\s*(\d+)\s*([dhm])\s*", when)
-    if span:
-        unit = {"d": "days", "h": "hours", "m": "minutes"}[span.group(2)]
-        return to_iso(datetime.now(UTC) - timedelta(**{unit: int(span.group(1))}))
-    try:
-        moment = datetime.fromisoformat(when.strip())
-    except ValueError as exc:
-        raise InvalidInput(f"--since {when!r}: give a date like 2026-03-01, or 7d / 12h / 30m") from exc
-    return to_iso(moment if moment.tzinfo else moment.astimezone())
 
 
 def _open(args: argparse.Namespace, model: bool = True) -> Runtime:

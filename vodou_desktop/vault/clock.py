@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import re
+from datetime import UTC, datetime, timedelta
+
+from vodou_desktop.errors import InvalidInput
 
 
 def now_iso() -> str:
@@ -18,3 +21,16 @@ def to_iso(moment: datetime) -> str:
 def parse_iso(text: str) -> datetime:
     moment = datetime.fromisoformat(text)
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def since_time(when: str, name: str = "--since") -> str:
+    """A "saved since" bound: an ISO date or time, or a span back from now (``7d``, ``12h``, ``30m``)."""
+    span = re.fullmatch(r"\s*(\d{1,6})\s*([dhm])\s*", when)
+    if span:
+        unit = {"d": "days", "h": "hours", "m": "minutes"}[span.group(2)]
+        return to_iso(datetime.now(UTC) - timedelta(**{unit: int(span.group(1))}))
+    try:
+        moment = datetime.fromisoformat(when.strip())
+    except ValueError as exc:
+        raise InvalidInput(f"{name} {when[:40]!r}: give a date like 2026-03-01, or 7d / 12h / 30m") from exc
+    return to_iso(moment if moment.tzinfo else moment.astimezone())

@@ -149,8 +149,14 @@ def _rank_row(r: Sequence[Any]) -> RankRow:
 
 
 @reader
-def list_facts(conn: apsw.Connection, f: FactFilter, limit: int = 100, offset: int = 0) -> list[Fact]:
+def list_facts(conn: apsw.Connection, f: FactFilter, limit: int = 100, offset: int = 0,
+               before_id: int | None = None) -> list[Fact]:
+    """Newest first; ``before_id`` pages by keyset (ids below it), which never skips or repeats a
+    memory when others are added or forgotten between pages."""
     where, params = f.where()
+    if before_id is not None:
+        where += " AND c.id < ?"
+        params = [*params, before_id]
     sql = f"SELECT {FACT_COLUMNS} {_FROM} WHERE {where} ORDER BY c.id DESC LIMIT ? OFFSET ?"
     return [fact_from_row(row) for row in conn.execute(sql, [*params, limit, offset])]
 
