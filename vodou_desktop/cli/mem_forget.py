@@ -17,7 +17,7 @@ def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type
     target.add_argument("--id", type=int, help="one memory to forget")
     target.add_argument("--document", type=int, metavar="ID", help="one Library document to forget")
     target.add_argument("--tool", help="every memory written by this tool (an MCP client's name, cli, …)")
-    target.add_argument("--undo", metavar="OP", help="undo a forget by its operation id")
+    target.add_argument("--undo", metavar="OP", help="undo a forget (or an AI tool's correction) by its operation id")
     forget.add_argument("--documents", action="store_true", help="with --host: its Library documents too")
     forget.add_argument("--dry-run", action="store_true", help="only count what would be hidden")
     forget.add_argument("--json", action="store_true")
@@ -83,6 +83,8 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 
 def _undone(result: dict[str, object]) -> str:
+    if result.get("correction"):
+        return f"undone {result['op']}: the correction #{result['id']} is hidden and #{result['restored']} is back"
     if "document" in result:
         return f"undone {result['op']}: library document #{result['document']} visible again"
     what = (f"from {result['host']}" if "host" in result else f"written by {result['tool']}" if "tool" in result

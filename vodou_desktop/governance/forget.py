@@ -190,7 +190,8 @@ class Forgetting:
             if record["kind"] == r.CORRECT_FACT_KIND:
                 new_id, old_id = int(record["target"]), int(record["detail"]["replaces"])
                 r.revert_correction(conn, change, op, new_id, old_id)
-                return {"op": op, "id": new_id, "restored": old_id, "facts_restored": 1}
+                return {"op": op, "id": new_id, "restored": old_id, "facts_restored": 1, "facts_still_hidden": 0,
+                        "documents_restored": 0, "correction": True}
             restored = r.clear_stamps(conn, change, op)
             documents = r.clear_document_stamps(conn, change, op)
             still_hidden = 0
