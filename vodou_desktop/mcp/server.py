@@ -33,7 +33,8 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from vodou_desktop import __version__
-from vodou_desktop.errors import KnownError
+from vodou_desktop.errors import KnownError, NotFound
+from vodou_desktop.mcp import offers
 from vodou_desktop.mcp.results import rendered
 from vodou_desktop.mcp.schemas import TOOLS, TOOLS_BY_NAME
 from vodou_desktop.mcp.tools import Caller, MemoryTools, client_tool_name
@@ -43,6 +44,7 @@ from vodou_desktop.runtime import Runtime
 log = logging.getLogger(__name__)
 ROOTS_TIMEOUT_S = 1.0
 SHUTDOWN_S = 0.5
+RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for an unknown resource
 INSTRUCTIONS = (
     "Vodou is the person's local memory. Use search_memory or recall for context about the person and"
     " their projects; remember only what the person asks you to keep. Memory is fallible and may be"
@@ -152,11 +154,51 @@ class VodouMcp:
             self.server: Server[Any] = Server(
                 "vodou", version=__version__, title="Vodou memory", instructions=INSTRUCTIONS,
                 on_list_tools=self.list_tools, on_call_tool=self.call_tool,
+                on_list_prompts=self.list_prompts, on_get_prompt=self.get_prompt,
+                on_list_resources=self.list_resources, on_read_resource=self.read_resource,
                 on_roots_list_changed=self.roots_changed)
 
     async def list_tools(self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
                          ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tool_list())
+
+    async def list_prompts(self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+                           ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[
+            types.Prompt(name=p.name, title=p.title, description=p.description,
+                         arguments=[types.PromptArgument(name=a, description=d, required=False)
+                                    for a, d in p.arguments])
+            for p in offers.PROMPTS])
+
+    async def get_prompt(self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+                         ) -> types.GetPromptResult:
+        caller = await self.caller(ctx)
+        description, text = await self._offer(lambda: offers.get_prompt(self.slot.tools(), params.name,
+                                                                        params.arguments, caller), caller)
+        return types.GetPromptResult(description=description, messages=[
+            types.PromptMessage(role="user", content=types.TextContent(text=text))])
+
+    async def list_resources(self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+                             ) -> types.ListResourcesResult:
+        caller = await self.caller(ctx)
+        found = await self._offer(lambda: offers.list_resources(self.slot.tools(), caller), caller)
+        return types.ListResourcesResult(resources=[types.Resource(**r) for r in found])
+
+    async def read_resource(self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+                            ) -> types.ReadResourceResult:
+        caller = await self.caller(ctx)
+        text, mime = await self._offer(lambda: offers.read_resource(self.slot.tools(), params.uri, caller), caller)
+        return types.ReadResourceResult(contents=[types.TextResourceContents(uri=params.uri, mime_type=mime,
+                                                                             text=text)])
+
+    async def _offer(self, job: Callable[[], Any], caller: Caller) -> Any:
+        """A prompt or resource: a refusal is a JSON-RPC error with its sentence (they have no tool errors)."""
+        try:
+            return await self.in_worker(job, caller)
+        except NotFound as exc:
+            raise MCPError(code=RESOURCE_NOT_FOUND, message=str(exc)) from None
+        except KnownError as exc:
+            raise MCPError(code=types.INVALID_PARAMS, message=str(exc)) from None
 
     async def roots_changed(self, ctx: ServerRequestContext[Any], params: types.NotificationParams | None) -> None:
         self.roots.forget()

@@ -39,6 +39,8 @@ def test_pinned_server_searches_only_its_project(tmp_path: Path) -> None:
         assert client.call("remember", {"text": "pinned memory"})["memory"]["project"] == "alpha"
         listed = client.call("list_projects")
         assert [p["name"] for p in listed["projects"]] == ["alpha"] and listed["pinned"] is True
+        offered = client.portal.call(client.session.list_resources).resources
+        assert {r.name for r in offered} == {"operator-memory", "project-alpha"}
 
 
 def test_projects_without_folders_and_the_default_in_settings(tmp_path: Path) -> None:

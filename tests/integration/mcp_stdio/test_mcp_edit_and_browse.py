@@ -89,3 +89,38 @@ def test_list_pages_reach_every_memory_exactly_once(keyword_server: McpClient) -
     assert bad.is_error and "next_cursor" in text_of(bad)
     since = keyword_server.raw("list_memories", {"since": "last tuesday"})
     assert since.is_error and "7d" in text_of(since)
+
+
+def test_prompts_and_resources_list_and_render(keyword_server: McpClient) -> None:
+    import pytest
+    from mcp import MCPError
+
+    from vodou_desktop.governance.opm import OperatorMemory
+
+    word = _word()
+    with Vault.open(keyword_server.vault) as vault:
+        OperatorMemory(vault).add("preference", f"Answer briefly {word}")
+        for i in range(3):
+            remember(vault, f"{word} summary fact {i}", Origin(kind="cli"), project="summaries",
+                     kind="decision" if i else "fact")
+    portal, session = keyword_server.portal, keyword_server.session
+    prompts = {p.name: p for p in portal.call(session.list_prompts).prompts}
+    assert set(prompts) == {"recall", "remember-this-conversation"}
+    recalled = portal.call(session.get_prompt, "recall", {"topic": word, "project": "summaries"})
+    block = recalled.messages[0].content.text
+    assert block == keyword_server.call("recall", {"query": word, "project": "summaries"})["text"]
+    assert f"Answer briefly {word}" in block and f"{word} summary fact" in block
+    saving = portal.call(session.get_prompt, "remember-this-conversation", {"project": "summaries"})
+    assert "remember tool" in saving.messages[0].content.text and "'summaries'" in saving.messages[0].content.text
+    with pytest.raises(MCPError, match="no prompt"):
+        portal.call(session.get_prompt, "nothing", None)
+
+    resources = {r.name: r for r in portal.call(session.list_resources).resources}
+    assert "operator-memory" in resources and "project-summaries" in resources
+    opm = portal.call(session.read_resource, str(resources["operator-memory"].uri)).contents[0].text
+    assert f"Answer briefly {word}" in opm
+    summary = json.loads(portal.call(session.read_resource, str(resources["project-summaries"].uri)).contents[0].text)
+    assert summary["memories"] == 3 and summary["by_kind"] == {"fact": 1, "decision": 2}
+    assert len(summary["recent"]) == 3 and summary["project"] == "summaries"
+    with pytest.raises(MCPError, match="no project"):
+        portal.call(session.read_resource, "vodou://projects/nowhere/summary")
