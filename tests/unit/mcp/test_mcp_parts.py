@@ -65,8 +65,8 @@ def test_print_config_shapes(tmp_path: Path) -> None:
     script.chmod(0o755)
     command, args = server_command(str(script), vault="~/v.sqlite")
     assert command == str(script) and args[0] == "--vault" and args[-1] == "mcp"
-    assert client_config("vscode", command, args) == {"servers": {"vodou": {"type": "stdio", "command": command,
-                                                                            "args": args}}}
+    assert client_config("vscode", command, args, {"VODOU_HOME": "/h"}) == {
+        "servers": {"vodou": {"type": "stdio", "command": command, "args": args, "env": {"VODOU_HOME": "/h"}}}}
     assert client_config("claude-desktop", command, args)["mcpServers"]["vodou"]["command"] == command
     command, args = server_command("/somewhere/pytest")
     assert args == ["-m", "vodou_desktop", "mcp"]
