@@ -178,6 +178,18 @@ def plan_uninstall(name: str, path: Path | None = None) -> Change:
     return Change(path, before, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
+def is_installed(name: str, path: Path | None = None) -> bool | None:
+    """Whether the client's file has Vodou's entry; None when there is no file."""
+    path = path or config_path(name)
+    text = _read(path)
+    if text is None:
+        return None
+    spec = client(name)
+    data = _toml_load(text, path) if spec.toml else _json(text, path, name, None)
+    servers = data.get(spec.key)
+    return isinstance(servers, dict) and SERVER_NAME in servers
+
+
 def apply(change: Change) -> Change:
     """Write the change: a ``.bak`` of the file first, then an atomic replace. Unchanged: nothing."""
     if not change.changed:

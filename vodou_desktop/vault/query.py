@@ -293,6 +293,15 @@ def count_facts_by_project(conn: apsw.Connection, f: FactFilter) -> dict[str, in
     return {str(row[0]): int(row[1]) for row in conn.execute(sql, params)}
 
 
+@reader
+def count_facts_by_tool(conn: apsw.Connection, f: FactFilter, source_kind: str = "mcp") -> dict[str, int]:
+    """How many memories each writing tool of ``source_kind`` (AI tools over MCP by default) holds."""
+    where, params = f.where()
+    sql = (f"SELECT s.tool, count(*) {_FROM} WHERE {where} AND s.kind = ? AND s.tool IS NOT NULL"
+           " GROUP BY s.tool ORDER BY s.tool")
+    return {str(row[0]): int(row[1]) for row in conn.execute(sql, [*params, source_kind])}
+
+
 DOCUMENT_COLUMNS = (
     "d.id, d.title, d.page_url, d.page_key, d.page_host, d.project_id, s.tier, s.kind, d.created_at,"
     " (SELECT count(*) FROM chunks x WHERE x.document_id = d.id)"
