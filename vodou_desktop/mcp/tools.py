@@ -28,7 +28,7 @@ from vodou_desktop.governance.opm import OperatorMemory
 from vodou_desktop.governance.recall import build_recall_block
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.mcp.projects import ProjectChoice, choose_project, default_projects
-from vodou_desktop.mcp.results import FALLIBLE, fact_page, fact_result, fit
+from vodou_desktop.mcp.results import FALLIBLE, body, fact_page, fact_result, fit
 from vodou_desktop.mcp.schemas import DEFAULT_K, DEFAULT_LIST, check_arguments
 from vodou_desktop.pages import site_host
 from vodou_desktop.runtime import Runtime
@@ -138,9 +138,9 @@ class MemoryTools:
         self._fresh()
         where = self.project(args, caller)
         fact = self._visible(int(args["id"]), where)
-        offset = int(args.get("offset", 0))
-        if offset and offset >= len(fact.text):
-            raise InvalidInput(f"offset {offset} is past the end of memory {fact.id} ({len(fact.text)} characters)")
+        offset, total = int(args.get("offset", 0)), len(body(fact))
+        if offset and offset >= total:
+            raise InvalidInput(f"offset {offset} is past the end of memory {fact.id} ({total} characters)")
         length = max(1_000, self._budget() // 2 - 2_000)  # the text travels once, its metadata twice
         return self._envelope(where, memory=fact_page(fact, offset, length))
 
