@@ -104,7 +104,8 @@ def read_resource(tools: MemoryTools, uri: str, caller: Caller) -> tuple[str, st
         own = {k: n for k in LIST_KINDS if (n := q.count_facts_by_project(  # this project's own, by kind
             c, FactFilter(project=ALL_PROJECTS, kinds=(k,))).get(name, 0))}
         total = q.count_facts_by_project(c, FactFilter(project=ALL_PROJECTS)).get(name, 0)
-        return own, total, q.list_facts(c, filt, limit=RECENT)
+        newest = q.list_facts(c, filt, limit=RECENT * 20)  # the project's own among its newest and global ones
+        return own, total, [f for f in newest if f.project == name][:RECENT]
 
     by_kind, total, recent = tools.runtime.vault.read(read)
     data = {"label": FALLIBLE, "project": name, "project_reason": where.reason, "memories": total,
