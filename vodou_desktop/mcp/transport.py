@@ -100,14 +100,14 @@ def check_line(line: bytes) -> SessionMessage | Reply | None:
         return _error(None, INVALID_REQUEST, "Invalid Request: a message must be a JSON object")
     rid = _request_id(obj)
     notification = "id" not in obj and "method" in obj
-    if "id" in obj and rid is None and "method" in obj:
-        return _error(None, INVALID_REQUEST, "Invalid Request: a request id must be a string or a number")
     if _has_lone_surrogate(obj):
         if notification:
             log.info("dropped a notification holding a lone surrogate")
             return None
         return _error(rid, PARSE_ERROR, "Parse error: the message holds a lone surrogate (\\ud800-\\udfff),"
                                         " which is not Unicode text")
+    if "id" in obj and rid is None and "method" in obj:
+        return _error(None, INVALID_REQUEST, "Invalid Request: a request id must be a string or a number")
     try:
         message = types.jsonrpc_message_adapter.validate_python(obj, by_name=False)
     except (ValueError, RecursionError):
