@@ -35,6 +35,7 @@ from vodou_desktop.governance.sitemodes import SiteModes
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.ui.actions import ActionRegistry
 from vodou_desktop.ui.active_page import ActivePage
+from vodou_desktop.ui.ai_tools_page import AiToolsPage
 from vodou_desktop.ui.backup_schedule import RollingBackups
 from vodou_desktop.ui.browser.window import MemoryBrowser
 from vodou_desktop.ui.capture_status import CaptureStatus
@@ -85,6 +86,7 @@ class Desktop:
         self.hub_signals = HubSignals(self.hub)
         # 4. windows
         self.browser = MemoryBrowser(self.services, actions=self.actions)
+        self.browser.add_tab("AI tools", AiToolsPage(self.services))  # MCP clients, what each wrote, defaults
         self.panel = Panel(self.actions, self.services.ops, self.bridge_services.pages, self.bridge_services.gate)
         self.tray: Tray | None = None
         self.rolling_backups = RollingBackups(self.services)

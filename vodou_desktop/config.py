@@ -30,6 +30,7 @@ class Settings:
     backups_enabled: bool = True  # rolling daily backups of the vault, made by the app
     backups_keep: int = 7
     backups_folder: str = ""  # empty = the "backups" folder beside the profile's vault
+    mcp_max_chars: int = 20_000  # the most characters one MCP answer carries (previews, then "left out")
     extra: dict[str, Any] = field(default_factory=dict)
 
     def validate(self) -> Settings:
@@ -47,6 +48,9 @@ class Settings:
             raise InvalidInput("the number of backups to keep must be between 1 and 365")
         if not isinstance(self.backups_folder, str):
             raise InvalidInput("the backups folder must be a path")
+        if isinstance(self.mcp_max_chars, bool) or not isinstance(self.mcp_max_chars, int) \
+                or not 4_000 <= self.mcp_max_chars <= 1_000_000:
+            raise InvalidInput("mcp_max_chars must be a number of characters between 4000 and 1000000")
         return self
 
 

@@ -10,7 +10,9 @@ import re
 from typing import Any
 
 MODE_ORDER = ("off", "suggest", "collect")
-FACT_KINDS = ("fact", "preference", "decision", "note")  # what a person may add by hand
+# The one list of memory kinds, for the CLI, the app and MCP alike. ``plan`` is also what extraction
+# finds in conversations; ``selection`` and ``link`` only come from pages.
+FACT_KINDS = ("fact", "preference", "decision", "plan", "note")  # what a person (or an AI tool) may add
 LIST_KINDS = (*FACT_KINDS, "selection", "link")  # and what pages add
 MODE_WORDS = {"off": "Off", "suggest": "Suggest", "collect": "Collect"}
 GLOBAL = "global"
@@ -60,6 +62,7 @@ def operation_words(kind: str, target: str | None) -> str:
         "erase_fact": f"erasing memory #{target}",
         "erase_document": f"erasing library document #{target}",
         "erase_host": "erasing the memories from a site",  # an erased site's name is not kept
+        "correct_fact": f"an AI tool's correction (memory #{target})",
     }
     return words.get(kind, kind.replace("_", " "))
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
-import re
 import sys
-from datetime import UTC, datetime, timedelta
 from functools import partial
 
 from vodou_desktop.cli.ids import add_id_argument
@@ -21,7 +19,7 @@ from vodou_desktop.runtime import Runtime
 from vodou_desktop.search.service import MAX_K, SearchResult
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault import query as q
-from vodou_desktop.vault.clock import to_iso
+from vodou_desktop.vault.clock import since_time
 from vodou_desktop.vault.entities_store import find_entities
 from vodou_desktop.vault.facts import GLOBAL_KINDS, set_page_link
 from vodou_desktop.vault.sources import TIERS
@@ -37,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add.add_argument("--project", help="project the memory belongs to (default: global)")
     add.add_argument("--scope", help="scope label (a search boost, not a wall)")
     add.add_argument("--kind", default="fact", choices=FACT_KINDS,
-                     help="fact (default), preference (always global), decision or note")
+                     help="fact (default), preference (always global), decision, plan or note")
     add.add_argument("--url", help="page the memory came from (a full URL, or host/path)")
     add.add_argument("--title", help="title of that page")
     add.add_argument("--tier", default="first_party", choices=TIERS)
@@ -103,19 +101,6 @@ def page_url(url: str | None) -> str | None:
     if url and "://" not in url and ":" not in url.split("/")[0]:
         url = "https://" + url
     return url
-
-
-def since_time(when: str) -> str:
-    """``--since``: an ISO date or time, or a span back from now (``7d``, ``12h``, ``30m``)."""
-    span = re.fullmatch(r"\s*(\d+)\s*([dhm])\s*", when)
-    if span:
-        unit = {"d": "days", "h": "hours", "m": "minutes"}[span.group(2)]
-        return to_iso(datetime.now(UTC) - timedelta(**{unit: int(span.group(1))}))
-    try:
-        moment = datetime.fromisoformat(when.strip())
-    except ValueError as exc:
-        raise InvalidInput(f"--since {when!r}: give a date like 2026-03-01, or 7d / 12h / 30m") from exc
-    return to_iso(moment if moment.tzinfo else moment.astimezone())
 
 
 def _open(args: argparse.Namespace, model: bool = True) -> Runtime:

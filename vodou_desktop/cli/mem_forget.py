@@ -23,7 +23,8 @@ def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type
     target.add_argument("--host", help="site to forget, with its subdomains")
     target.add_argument("--document", type=int, metavar="ID", help="one Library document to forget")
     target.add_argument("--tool", help="every memory written by this tool (an MCP client's name, cli, …)")
-    target.add_argument("--undo", metavar="OP", help="the same as `vodou undo OP`: undo a forget by its id")
+    target.add_argument("--undo", metavar="OP", help="the same as `vodou undo OP`: undo a forget (or an AI "
+                                                      "tool's correction) by its id")
     forget.add_argument("--documents", action="store_true", help="with --host: its Library documents too")
     forget.add_argument("--dry-run", action="store_true", help="only count what would be hidden")
     forget.add_argument("--json", action="store_true")

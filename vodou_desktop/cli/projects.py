@@ -7,6 +7,7 @@ from pathlib import Path
 
 from vodou_desktop.cli.output import print_json
 from vodou_desktop.errors import InvalidInput, NotFound
+from vodou_desktop.mcp.projects import all_default_projects, set_default_project
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter, projects_store
 from vodou_desktop.vault import query as q
@@ -28,6 +29,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     rm = psub.add_parser("remove", help="forget a project's folder mapping (its memories stay)")
     rm.add_argument("name")
     rm.set_defaults(func=cmd_remove, needs_vault=True)
+    default = psub.add_parser("default", help="the project AI tools use when nothing else says (vodou mcp)")
+    default.add_argument("name", nargs="?", help="the project; without it, show the defaults set")
+    default.add_argument("--client", help="only for this AI tool (its MCP client name, e.g. claude-code)")
+    default.add_argument("--clear", action="store_true", help="remove the default (for --client, or for all)")
+    default.add_argument("--json", action="store_true")
+    default.set_defaults(func=cmd_default)
 
 
 def cmd_add(args: argparse.Namespace) -> int:
@@ -67,4 +74,29 @@ def cmd_remove(args: argparse.Namespace) -> int:
         if not rt.vault.write(lambda c, ch: projects_store.remove_project(c, ch, args.name)):
             raise NotFound(f"no project named {args.name!r}")
     print(f"project {args.name} removed")
+    return 0
+
+
+def cmd_default(args: argparse.Namespace) -> int:
+    """Set, clear or show the default project for MCP clients (stored in the vault's settings, so the
+    app, the CLI and every ``vodou mcp`` process agree)."""
+    if args.clear and args.name:
+        raise InvalidInput("give a project name or --clear, not both")
+    client = args.client.strip() if args.client else None
+    if args.client is not None and not client:
+        raise InvalidInput("--client needs the AI tool's name")
+    with Runtime.open(args.vault, embedder="none") as rt:
+        if args.name or args.clear:
+            name = clean_project(args.name) if args.name else None
+            if args.name and name is None:
+                raise InvalidInput("project name is empty")
+            rt.vault.write(lambda c, ch: set_default_project(c, ch, name, client))
+        defaults = rt.vault.read(all_default_projects)
+    if args.json:
+        print_json({"all_clients": defaults.get(None), "clients": {k: v for k, v in defaults.items() if k}})
+        return 0
+    if not defaults:
+        print("no default project: AI tools in an unmapped folder see global memories only")
+    for who, name in sorted(defaults.items(), key=lambda kv: (kv[0] is not None, kv[0] or "")):
+        print(f"{who or 'every AI tool'}\t{name}")
     return 0

@@ -42,7 +42,9 @@ def undo_operation(rt: Runtime, given: str | None) -> tuple[dict[str, Any], dict
 def undone_sentence(record: dict[str, Any], result: dict[str, Any]) -> str:
     """``undid forgetting memory #3 (5 minutes ago): 1 memory visible again``."""
     what = operation_words(record["kind"], record["target"])
-    if record["kind"] == "forget_document":
+    if result.get("correction"):
+        back = f"memory #{result['id']} is hidden and #{result['restored']}, the one it corrected, is back"
+    elif record["kind"] == "forget_document":
         back = "the document is visible again" if result["documents_restored"] else "nothing was hidden any more"
     else:
         back = f"{plural(result['facts_restored'], 'memory')} visible again"

@@ -23,10 +23,12 @@ from typing import Any
 
 from vodou_desktop.errors import Conflict, InvalidInput, NotFound
 from vodou_desktop.governance.ages import format_age
+from vodou_desktop.ingest.fences import strip_context
 from vodou_desktop.pages import site_host
 from vodou_desktop.vault import ALL_PROJECTS, Change, FactFilter, Vault
 from vodou_desktop.vault import query as q
 from vodou_desktop.vault import retraction as r
+from vodou_desktop.vault.revisions import correct_fact
 
 CONFIRM_WINDOW_S = 8.0
 _EVERY = FactFilter(project=ALL_PROJECTS, include_forgotten=True, include_superseded=True)
@@ -119,10 +121,12 @@ class Forgetting:
 
         return dict(self.vault.write(job))
 
-    def forget_fact(self, fact_id: int) -> dict[str, Any]:
+    def forget_fact(self, fact_id: int, by: str | None = None) -> dict[str, Any]:
         """Hide one visible fact under a new operation id (undone by ``undo``). Its revisions and
-        fact group are left alone; a group whose canonical it was elects another."""
+        fact group are left alone; a group whose canonical it was elects another. ``by`` names the
+        AI tool that asked (kept in the operation's detail)."""
         fact_id = int(fact_id)
+        detail: dict[str, Any] = {"facts": 1, **({"tool": by} if by else {})}
 
         def job(conn, change: Change) -> dict[str, Any]:  # type: ignore[no-untyped-def]
             state = r.fact_visibility(conn, fact_id)
@@ -130,9 +134,23 @@ class Forgetting:
                 raise NotFound(f"no memory with id {fact_id}")
             if state[0] is not None:
                 raise Conflict(f"memory {fact_id} is already forgotten ({state[1] or 'no reason'})")
-            op = r.record_operation(conn, change, r.FORGET_FACT_KIND, str(fact_id), {"facts": 1})
+            op = r.record_operation(conn, change, r.FORGET_FACT_KIND, str(fact_id), detail)
             hidden = r.stamp_invalid(conn, change, [fact_id], op)
             return {"op": op, "id": fact_id, "facts_hidden": hidden}
+
+        return dict(self.vault.write(job))
+
+    def correct_fact(self, fact_id: int, text: str, by: str) -> dict[str, Any]:
+        """Write ``text`` as the next revision of a fact for the AI tool ``by``, recorded as an
+        operation so the person sees it and ``undo`` reverts it (the new revision is hidden, the old
+        one comes back)."""
+        fact_id, clean = int(fact_id), strip_context(text)
+
+        def job(conn, change: Change) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+            new_id = correct_fact(conn, change, fact_id, clean)
+            op = r.record_operation(conn, change, r.CORRECT_FACT_KIND, str(new_id),
+                                    {"facts": 1, "replaces": fact_id, "tool": by})
+            return {"op": op, "id": new_id, "replaces": fact_id}
 
         return dict(self.vault.write(job))
 
@@ -173,6 +191,11 @@ class Forgetting:
                 raise NotFound(f"no forget operation {op!r}")
             if record["undone_at"]:
                 raise Conflict(f"operation {op} was already undone ({format_age(record['undone_at'])})")
+            if record["kind"] == r.CORRECT_FACT_KIND:
+                new_id, old_id = int(record["target"]), int(record["detail"]["replaces"])
+                r.revert_correction(conn, change, op, new_id, old_id)
+                return {"op": op, "id": new_id, "restored": old_id, "facts_restored": 1, "facts_still_hidden": 0,
+                        "documents_restored": 0, "correction": True}
             restored = r.clear_stamps(conn, change, op)
             documents = r.clear_document_stamps(conn, change, op)
             still_hidden = 0

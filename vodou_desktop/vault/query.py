@@ -160,8 +160,14 @@ def _rank_row(r: Sequence[Any]) -> RankRow:
 
 
 @reader
-def list_facts(conn: apsw.Connection, f: FactFilter, limit: int = 100, offset: int = 0) -> list[Fact]:
+def list_facts(conn: apsw.Connection, f: FactFilter, limit: int = 100, offset: int = 0,
+               before_id: int | None = None) -> list[Fact]:
+    """Newest first; ``before_id`` pages by keyset (ids below it), which never skips or repeats a
+    memory when others are added or forgotten between pages."""
     where, params = f.where()
+    if before_id is not None:
+        where += " AND c.id < ?"
+        params = [*params, before_id]
     sql = f"SELECT {FACT_COLUMNS} {_FROM} WHERE {where} ORDER BY c.id DESC LIMIT ? OFFSET ?"
     return [fact_from_row(row) for row in conn.execute(sql, [*params, limit, offset])]
 
@@ -339,6 +345,15 @@ def count_facts_by_project(conn: apsw.Connection, f: FactFilter) -> dict[str, in
     sql = (f"SELECT c.project_id, count(*) {_FROM} WHERE {where} AND c.project_id IS NOT NULL"
            " GROUP BY c.project_id ORDER BY c.project_id")
     return {str(row[0]): int(row[1]) for row in conn.execute(sql, params)}
+
+
+@reader
+def count_facts_by_tool(conn: apsw.Connection, f: FactFilter, source_kind: str = "mcp") -> dict[str, int]:
+    """How many memories each writing tool of ``source_kind`` (AI tools over MCP by default) holds."""
+    where, params = f.where()
+    sql = (f"SELECT s.tool, count(*) {_FROM} WHERE {where} AND s.kind = ? AND s.tool IS NOT NULL"
+           " GROUP BY s.tool ORDER BY s.tool")
+    return {str(row[0]): int(row[1]) for row in conn.execute(sql, [*params, source_kind])}
 
 
 DOCUMENT_COLUMNS = (

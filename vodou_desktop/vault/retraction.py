@@ -30,7 +30,8 @@ FORGET_KIND = "forget_host"
 FORGET_FACT_KIND = "forget_fact"
 FORGET_DOCUMENT_KIND = "forget_document"
 FORGET_TOOL_KIND = "forget_tool"
-UNDOABLE_KINDS = (FORGET_KIND, FORGET_FACT_KIND, FORGET_DOCUMENT_KIND, FORGET_TOOL_KIND)
+CORRECT_FACT_KIND = "correct_fact"  # a correction by an AI tool: undone by hiding the new revision
+UNDOABLE_KINDS = (FORGET_KIND, FORGET_FACT_KIND, FORGET_DOCUMENT_KIND, FORGET_TOOL_KIND, CORRECT_FACT_KIND)
 ERASE_HOST_KIND = "erase_host"
 ERASE_KINDS = (ERASE_HOST_KIND, "erase_fact", "erase_document")
 HOST_KEY_SETTING = "operations_host_key"  # per-vault random key for erased hosts' keyed hashes
@@ -252,6 +253,22 @@ def clear_stamps(conn: apsw.Connection, change: Change, op: str) -> list[int]:
     _touch_chunks(conn, change, ids)
     change.touch("operations")
     return ids
+
+
+def revert_correction(conn: apsw.Connection, change: Change, op: str, new_id: int, old_id: int) -> None:
+    """Undo a correction: hide its revision under ``op`` and bring the revision it replaced back."""
+    row = conn.execute("SELECT superseded_by FROM chunks WHERE id = ?", (new_id,)).fetchone()
+    if row is not None and row[0] is not None:
+        from vodou_desktop.errors import Conflict
+
+        raise Conflict(f"memory {new_id} was corrected again since (#{row[0]}); undo that first")
+    stamp_invalid(conn, change, [new_id], op)
+    conn.execute("UPDATE chunks SET superseded_by = NULL, superseded_at = NULL WHERE id = ? AND superseded_by = ?",
+                 (old_id, new_id))
+    conn.execute("UPDATE operations SET undone_at = ? WHERE id = ?", (now_iso(), op))
+    _touch_chunks(conn, change, [old_id, new_id])
+    reelect_canonicals(conn, change, group_ids(conn, [old_id]))
+    change.touch("operations")
 
 
 def active_forget_operations(conn: apsw.Connection, except_op: str, kind: str = FORGET_KIND) -> list[tuple[str, str]]:

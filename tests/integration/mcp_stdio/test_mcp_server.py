@@ -20,7 +20,8 @@ from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.mcp.results import PAGE_CLOSE
 from vodou_desktop.vault import Vault
 
-TOOLS = {"search_memory", "get_memory", "recall", "remember", "list_projects"}
+TOOLS = {"search_memory", "get_memory", "list_memories", "recall", "remember", "correct_memory", "forget_memory",
+         "list_projects"}
 
 
 def token() -> str:
@@ -41,7 +42,8 @@ def test_tools_are_listed_with_input_schemas_and_limits(keyword_server: McpClien
     assert search["properties"]["k"]["maximum"] == 20 and search["properties"]["query"]["maxLength"] > 0
     assert tools["remember"].input_schema["properties"]["text"]["maxLength"] == 8000
     assert tools["remember"].annotations is not None and tools["remember"].annotations.destructive_hint is False
-    assert not any(word in name for name in tools for word in ("forget", "erase", "delete"))
+    assert not any(word in name for name in tools for word in ("erase", "delete"))  # forget is soft: never erase
+    assert tools["forget_memory"].annotations.destructive_hint is True
 
 
 def test_remember_then_search_finds_it_with_provenance(keyword_server: McpClient) -> None:
