@@ -9,10 +9,9 @@ provenance writer and strips ``vodou:context`` fences), and renders memories wit
 
 from __future__ import annotations
 
-import time
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -23,12 +22,12 @@ from vodou_desktop.mcp.projects import ProjectChoice, choose_project
 from vodou_desktop.mcp.results import FALLIBLE, fact_result
 from vodou_desktop.mcp.schemas import DEFAULT_K, check_arguments
 from vodou_desktop.runtime import Runtime
+from vodou_desktop.search.embedder import search_wait
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault import query as q
 from vodou_desktop.vault.facts import clean_project
 from vodou_desktop.vault.projects_store import all_projects
 
-MODEL_WAIT_S = 30.0  # from server start: after this, a search that finds the model still loading uses keywords
 UNNAMED_CLIENT = "mcp-client"
 MAX_CLIENT_NAME = 64
 
@@ -53,7 +52,6 @@ class Caller:
 @dataclass
 class MemoryTools:
     runtime: Runtime
-    model_deadline: float = field(default_factory=lambda: time.monotonic() + MODEL_WAIT_S)
 
     def call(self, name: str, arguments: Any, caller: Caller) -> dict[str, Any]:
         """Run tool ``name``; ``InvalidInput``/``NotFound``/``VaultUnavailable`` explain a refusal."""
@@ -73,9 +71,7 @@ class MemoryTools:
         self.runtime.vault.poll_external()
 
     def _wait_for_model(self) -> None:
-        remaining = self.model_deadline - time.monotonic()
-        if remaining > 0:
-            self.runtime.embedder.wait(remaining)
+        self.runtime.embedder.wait(search_wait())
 
     def _envelope(self, where: ProjectChoice, **data: Any) -> dict[str, Any]:
         return {"label": FALLIBLE, "project": where.project, "project_reason": where.reason, **data}
@@ -85,10 +81,12 @@ class MemoryTools:
         self._fresh()
         where = self.project(args, caller)
         self._wait_for_model()
+        semantic = self.runtime.search.semantic
         found = self.runtime.search.search(args["query"], FactFilter(project=where.project),
                                            k=int(args.get("k", DEFAULT_K)))
-        return self._envelope(where, search="meaning and keyword" if self.runtime.search.semantic else "keyword",
-                              results=[fact_result(r.fact, r.score) for r in found])
+        extra = {} if semantic else {"note": self.runtime.embedder.why_not_ready()}
+        return self._envelope(where, search="meaning and keyword" if semantic else "keyword", semantic=semantic,
+                              **extra, results=[fact_result(r.fact, r.score) for r in found])
 
     def _get_memory(self, args: dict[str, Any], caller: Caller) -> dict[str, Any]:
         self._fresh()
