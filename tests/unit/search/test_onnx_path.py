@@ -105,6 +105,46 @@ def test_mem_search_with_the_model_never_imports_torch(model_cache: Path, tmp_pa
     assert not list(model_cache.glob("*.lock"))  # nothing was exported again
 
 
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads the server's memory map in /proc")
+def test_vodou_serve_embeds_in_the_background_without_torch(model_cache: Path, tmp_path: Path) -> None:
+    """The long-running server embeds what was written before it started (the backfill's batches) and
+    answers searches on ONNX Runtime; torch's library is never mapped into it."""
+    import time
+
+    import apsw
+
+    vault = tmp_path / "vault.sqlite"
+    for text in ("The heron stands still in shallow water", "Quarterly report is due on the fifth"):
+        assert vodou("--vault", str(vault), "mem", "add", text, VODOU_EMBEDDER="none").returncode == 0
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    server = subprocess.Popen([sys.executable, "-m", "vodou_desktop", "--vault", str(vault), "serve", "--port", "0"],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                              stdin=subprocess.DEVNULL)
+    try:
+        assert server.stdout is not None
+        ready = ""
+        for line in server.stdout:  # ends if the server exits
+            if "search by meaning" in line:
+                ready = line
+                break
+        assert "search by meaning ready (on onnx)" in ready, ready
+        conn = apsw.Connection(str(vault), flags=apsw.SQLITE_OPEN_READONLY)
+        try:
+            for _ in range(1_200):  # the backfill's first batch, a bounded wait
+                if not conn.execute("SELECT count(*) FROM chunks WHERE embedding IS NULL").fetchone()[0]:
+                    break
+                time.sleep(0.1)
+            assert conn.execute("SELECT count(*) FROM chunks WHERE embedding IS NULL").fetchone()[0] == 0
+        finally:
+            conn.close()
+        assert "libtorch" not in Path(f"/proc/{server.pid}/maps").read_text()
+    finally:
+        server.terminate()
+        server.wait(60)
+        if server.stdout is not None:
+            server.stdout.close()
+
+
 @pytest.mark.parametrize("output", ["json", "terminal"])
 def test_a_search_while_the_model_is_being_prepared_answers_by_keyword_at_once(tmp_path: Path, output: str) -> None:
     """No graph in the cache yet, and its export under way (another process holds the export's lock,
