@@ -215,6 +215,8 @@ class Embedder:
         try:
             model_environment()
             folder = default_model_dir() if self.choice == "default" else Path(self.choice).expanduser()
+            if not folder.is_dir():  # said at once, without loading any model library
+                raise FileNotFoundError(f"no model folder at {folder}")
             # Waiting for a first run's export is the one step a process may leave at exit mid-way.
             prepared = self._prepare_onnx(folder) if self._use_onnx else None
             if self._closing.is_set():  # its process is done with it (a one-shot command that answered)
