@@ -570,15 +570,6 @@ def _remove_older(folder: Path, stem: str) -> None:
             old.unlink()
 
 
-def discard(cache_dir: Path | None, name: str) -> None:
-    """Remove this model's cached graphs."""
-    if cache_dir is None:
-        return
-    for old in _files_of(cache_dir / "models", name):
-        with contextlib.suppress(OSError):
-            old.unlink()
-
-
 def _files_of(folder: Path, name: str) -> list[Path]:
     """Files named ``{name}@...`` (graphs, tables, records, locks and partial files of exactly this model)."""
     if not folder.is_dir():
