@@ -42,6 +42,11 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+def torch_loaded(pid: int) -> bool:
+    """Whether torch's library is mapped into the process (it runs the model, or was imported)."""
+    return "libtorch" in Path(f"/proc/{pid}/maps").read_text()
+
+
 def threads_of(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/task"))
 
@@ -185,7 +190,9 @@ def run(facts: int, searches: int, probes_per_search: int, every: int, extra_env
                       f" {points[-1][2]} threads", flush=True)
         load.append(os.getloadavg()[0])
         first, last = points[0][1], points[-1][1]
-        return {"facts": facts, "searches": searches, "probes": probe_n, "rss_at_start_mb": round(rss_at_start, 1),
+        torch = torch_loaded(pid)
+        return {"torch_loaded": torch,
+                "facts": facts, "searches": searches, "probes": probe_n, "rss_at_start_mb": round(rss_at_start, 1),
                 "rss_first_mb": round(first, 1),
                 "rss_last_mb": round(last, 1), "ratio": round(last / first, 3),
                 "points": [{"searches": s, "rss_mb": round(r, 1), "threads": t} for s, r, t in points],
@@ -211,7 +218,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"RSS after the first search {result['rss_first_mb']:.0f} MB, after {result['searches']:,} searches"
           f" and {result['probes']:,} probes {result['rss_last_mb']:.0f} MB: ratio {result['ratio']:.2f}x"
           f" (target <= 1.2x); load average {result['load_average_1min'][0]} at start,"
-          f" {result['load_average_1min'][1]} at end (2 cores, shared)")
+          f" {result['load_average_1min'][1]} at end (2 cores, shared); torch loaded in the server:"
+          f" {'yes' if result['torch_loaded'] else 'no'}")
     if args.json:
         print(json.dumps(result))
     return 0

@@ -14,6 +14,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import pytest  # noqa: E402
 
+from tests.support import share_model_graph  # noqa: E402
 from vodou_desktop import runtime as runtime_module  # noqa: E402
 from vodou_desktop.search.embedder import Embedder, EmbedderState  # noqa: E402
 from vodou_desktop.search.service import SearchService  # noqa: E402
@@ -33,10 +34,27 @@ def vodou_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
 
 @pytest.fixture(scope="session")
 def model(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
-    """The real all-MiniLM-L6-v2, loaded once per test session (its ONNX graph cached in a temp dir)."""
+    """The real all-MiniLM-L6-v2, loaded once per test session on ONNX Runtime: its graph exported
+    (and checked against encode) by the export child once, into a session cache folder."""
     embedder = Embedder("default", cache_dir=tmp_path_factory.mktemp("model-cache")).start()
-    assert embedder.wait(300) is EmbedderState.READY, embedder.error
+    assert embedder.wait(600) is EmbedderState.READY, embedder.error
+    assert embedder.runtime == "onnx", embedder.onnx_note
     return embedder
+
+
+@pytest.fixture(scope="session")
+def torch_model() -> Embedder:
+    """The same model on torch (sentence-transformers' own ``encode``): the reference vectors."""
+    embedder = Embedder("default", onnx=False).start()
+    assert embedder.wait(600) is EmbedderState.READY, embedder.error
+    return embedder
+
+
+@pytest.fixture
+def model_cache(model: Embedder, vodou_home: Path) -> Path:
+    """This test's cache folder (under VODOU_HOME) holding the session's exported graph, so a
+    ``vodou`` subprocess finds the model ready without exporting it again."""
+    return share_model_graph(model, vodou_home)
 
 
 @pytest.fixture
@@ -72,8 +90,8 @@ def cli_model(model: Embedder, monkeypatch: pytest.MonkeyPatch) -> Embedder:
     """Make in-process CLI runs reuse the session's model instead of loading their own."""
     real = runtime_module.make_embedder
 
-    def shared(choice: str, *, long_running: bool = True) -> Embedder:
-        return model if choice == "default" else real(choice, long_running=long_running)
+    def shared(choice: str) -> Embedder:
+        return model if choice == "default" else real(choice)
 
     monkeypatch.setattr(runtime_module, "make_embedder", shared)
     return model

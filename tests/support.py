@@ -151,3 +151,22 @@ def break_not_null(path: Path) -> None:
 
 def sha256_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def share_model_graph(model: Any, home: Path) -> Path:
+    """The session model's exported ONNX graph, table and record placed in ``home``'s cache folder
+    (hard links, else copies keeping the files' times), so a ``vodou`` process with
+    ``VODOU_HOME=home`` finds the model ready instead of exporting it again; returns that folder."""
+    import os
+    import shutil
+
+    source = model._cache_dir / "models"
+    target = home / "cache" / "models"
+    target.mkdir(parents=True, exist_ok=True)
+    for path in source.iterdir():
+        if path.suffix in (".onnx", ".npy", ".json") and not (target / path.name).exists():
+            try:
+                os.link(path, target / path.name)
+            except OSError:
+                shutil.copy2(path, target / path.name)
+    return target

@@ -23,10 +23,9 @@ from vodou_desktop.vault import Vault
 log = logging.getLogger(__name__)
 
 
-def make_embedder(choice: str, *, long_running: bool = True) -> Embedder:
-    """The embedder for ``choice`` ("default", "none" or a model folder); tests share one model here.
-    A one-shot command embeds one query at most, so it skips preparing the faster query path."""
-    return Embedder(choice, onnx_queries=long_running)
+def make_embedder(choice: str) -> Embedder:
+    """The embedder for ``choice`` ("default", "none" or a model folder); tests share one model here."""
+    return Embedder(choice)
 
 
 @dataclass
@@ -51,8 +50,7 @@ class Runtime:
             if background_backfill:  # a long-running app checks the vault at start, not at its first write
                 vault.check_integrity()
             if not isinstance(embedder, Embedder):
-                embedder = make_embedder(embedder or config.embedder_choice(settings),
-                                         long_running=background_backfill)
+                embedder = make_embedder(embedder or config.embedder_choice(settings))
             embedder.start()
             index = VectorIndex(vault, model=embedder.model_id)  # this model's vectors only
             if background_backfill:  # a long-running app: never wait at start for 1.5 GB of vectors
@@ -75,6 +73,7 @@ class Runtime:
     def close(self) -> None:
         if self.backfiller:
             self.backfiller.stop()
+        self.embedder.close()
         self.index.close()
         self.vault.close()
 

@@ -137,14 +137,15 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.k < 1:
         raise InvalidInput("-k must be at least 1")
     with _open(args) as rt:
-        ensure_embedded(rt)
+        semantic = ensure_embedded(rt, quiet=args.json) and rt.search.semantic
         filt = FactFilter(project=args.project if args.project else ALL_PROJECTS)
         if args.entity:
             results = _entity_results(rt, args, filt)
         else:
             results = rt.search.search(args.query, filt, scope=args.scope, k=args.k)
         if args.json:
-            print_json([r.as_json(explain=args.explain) for r in results])
+            print_json({"semantic": semantic, "note": None if semantic else rt.embedder.why_not_ready(),
+                        "results": [r.as_json(explain=args.explain) for r in results]})
             return 0
         if not results:
             print("no matching memories")

@@ -12,7 +12,7 @@ from vodou_desktop.cli.ids import short_op
 from vodou_desktop.governance.ages import format_age
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.search.backfill import backfill
-from vodou_desktop.search.embedder import EmbedderState
+from vodou_desktop.search.embedder import EmbedderState, search_wait
 from vodou_desktop.vault import Fact
 from vodou_desktop.words import TIER_WORDS, fact_source, kind_words, project_words
 
@@ -85,16 +85,15 @@ def progress_to_stderr(label: str):  # type: ignore[no-untyped-def]
     return report
 
 
-MODEL_WAIT_S = 120
-
-
-def ensure_embedded(rt: Runtime) -> None:
-    """Wait for the model (keyword search is the fallback, said on stderr) and embed what is missing."""
-    if rt.embedder.state is EmbedderState.LOADING:
-        print("vodou: loading the model for search by meaning…", file=sys.stderr, flush=True)
-    state = rt.embedder.wait(MODEL_WAIT_S)
-    if state is EmbedderState.FAILED:
-        print(f"vodou: note: embedding model unavailable, keyword search only ({rt.embedder.error})",
-              file=sys.stderr)
-    if state is EmbedderState.READY:
-        backfill(rt.vault, rt.embedder, progress=progress_to_stderr("embedding"))
+MODEL_WAIT_S = 120  # a command that cannot work without the model (dedupe) waits this long for it
+def ensure_embedded(rt: Runtime, quiet: bool = False) -> bool:
+    """Wait up to ``search_wait()`` (1 s) for the model and embed what is missing; whether the search
+    may use meaning. When not, a line on stderr says why (unless ``quiet``: JSON output says it)."""
+    state = rt.embedder.wait(search_wait())
+    if state is not EmbedderState.READY:
+        note = rt.embedder.why_not_ready()
+        if not quiet and state is not EmbedderState.OFF:
+            print(f"vodou: note: {note}", file=sys.stderr, flush=True)
+        return False
+    backfill(rt.vault, rt.embedder, progress=progress_to_stderr("embedding"))
+    return True

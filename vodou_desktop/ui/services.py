@@ -33,8 +33,13 @@ class ModelStatus(QObject):
         super().__init__(parent)
         self._embedder = embedder
         embedder.on_state(lambda state: self.changed.emit(self.text()))
+        embedder.on_progress(lambda step, steps, what: self.changed.emit(self.text()))
 
     def text(self) -> str:
+        progress = self._embedder.progress
+        if self._embedder.preparing and progress is not None:
+            return (f"Meaning search: preparing the model, first run (step {progress[0]} of {progress[1]})…"
+                    " (keyword search meanwhile)")
         return MODEL_STATE_TEXT[self._embedder.state]
 
 

@@ -8,6 +8,8 @@ from collections.abc import Iterator
 import pytest
 
 from tests.integration.mcp_stdio.harness import McpClient
+from tests.support import share_model_graph
+from vodou_desktop.search.embedder import Embedder
 
 
 @pytest.fixture(scope="module")
@@ -18,8 +20,9 @@ def keyword_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClie
 
 
 @pytest.fixture(scope="module")
-def model_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
+def model_server(tmp_path_factory: pytest.TempPathFactory, model: Embedder) -> Iterator[McpClient]:
     home = tmp_path_factory.mktemp("mcp-model-home")
+    share_model_graph(model, home)  # the model exported earlier (a first run's export is tested elsewhere)
     with McpClient(home / "vault.sqlite", home, model=True) as client:
         yield client
 

@@ -113,7 +113,10 @@ def test_search_by_meaning_with_the_installed_model(installed: Path, shell: tupl
     run([str(installed / "bin" / "python"), "-c", "import sentence_transformers"], cwd=cwd, env=env)
     vodou(shell, "mem", "add", "The heron stands still in shallow water", VODOU_EMBEDDER="none")
     vodou(shell, "mem", "add", "Quarterly report is due on the fifth", VODOU_EMBEDDER="none")
-    found = vodou(shell, "mem", "search", "wading bird fishing", "--json")
+    # The first search of a new install prepares the model (the export child) and, told to wait for
+    # it, searches by meaning; without VODOU_MODEL_WAIT it would answer from keywords meanwhile.
+    found = vodou(shell, "mem", "search", "wading bird fishing", "--json", VODOU_MODEL_WAIT="900")
+    assert json.loads(found.stdout)["semantic"] is True, found.stderr
     hits = _results(json.loads(found.stdout))
     assert hits and hits[0]["text"] == "The heron stands still in shallow water", (hits, found.stderr)
 

@@ -158,7 +158,7 @@ def test_a_search_that_waits_for_the_model_says_so(vault, tmp_path, capsys):
     index = VectorIndex(vault)
     ensure_embedded(Runtime(config.Settings(), vault, embedder, index, SearchService(vault, embedder, index)))
     err = capsys.readouterr().err
-    assert err.startswith("vodou: loading the model for search by meaning…\n")
+    assert err.startswith("vodou: note: ") and err.count("\n") == 1  # one line, said at once
     assert "keyword search only" in err
 
 

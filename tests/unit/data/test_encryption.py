@@ -51,7 +51,9 @@ def test_sqlite3mc_keeps_fts5_porter_wal_and_backup(tmp_path: Path) -> None:
     conn.close()
 
 
-def test_encrypt_hides_canaries_before_and_after_everywhere(tmp_path: Path, vodou_home: Path) -> None:
+def test_encrypt_hides_canaries_before_and_after_everywhere(tmp_path: Path, vodou_home: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VODOU_EMBEDDER", "none")  # keyword search finds the canaries (no model to prepare here)
     vault_path = tmp_path / "vault.sqlite"
     backups = tmp_path / "backups"
     config.save(config.Settings(backups_folder=str(backups), backups_keep=5))

@@ -59,6 +59,6 @@ def test_mem_search_entity_keeps_only_that_entitys_facts(vault, vault_path, monk
     vault.close()
     res = run_cli("--vault", str(vault_path), "mem", "search", "garden party", "--entity", "Jane", "--json")
     assert res.code == 0, res.err
-    assert [f["id"] for f in json.loads(res.out)] == [a]
+    assert [f["id"] for f in json.loads(res.out)["results"]] == [a]
     res = run_cli("--vault", str(vault_path), "mem", "search", "garden", "--entity", "Nobody")
     assert res.code == 2 and "Nobody" in res.err

@@ -75,7 +75,7 @@ def test_print_config_shapes(tmp_path: Path) -> None:
 @pytest.fixture
 def tools(vault_path: Path) -> MemoryTools:
     runtime = Runtime.open(vault_path, embedder="none")
-    yield MemoryTools(runtime, model_deadline=0)
+    yield MemoryTools(runtime)
     runtime.close()
 
 

@@ -1,219 +1,305 @@
-"""A query's vector through ONNX Runtime (search/onnx_path.py): the same vectors as the library's
-own ``encode``, a graph exported once per model and cached, and every way it can go wrong leaving
-queries on torch with the right vectors (never a wrong vector, never a failed load).
+"""The model on ONNX Runtime without torch (search/onnx_path.py, SEARCH-8): the vectors ``encode``
+gives, a graph exported and checked once by a child process and trusted only as checked, a
+``vodou mem search`` that never imports torch, and a first search that answers from keywords at once
+while the model is still being prepared.
 
-Each Embedder here loads the real model; the graph is exported for real and run by the real
-ONNX Runtime."""
+The session's model (tests/conftest.py) is the real all-MiniLM-L6-v2, its graph exported for real by
+the export child; the reference vectors come from sentence-transformers' own ``encode`` on torch."""
 
 from __future__ import annotations
 
-import copy
-import logging
+import json
 import os
 import shutil
-import time
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from vodou_desktop.runtime import Runtime
 from vodou_desktop.search import onnx_path
-from vodou_desktop.search.embedder import DIRECT_TOLERANCE, Embedder, EmbedderState
+from vodou_desktop.search.embedder import DIRECT_TOLERANCE, Embedder, EmbedderState, default_model_dir
 
 pytestmark = pytest.mark.model
+ROOT = Path(__file__).resolve().parents[3]
 TEXTS = ["where is the spare key", "Herons nest in colonies!", "ünïcödé — an emoji 🐦 and a date 2023-05-07",
-         "x", "word " * 600]
+         "中文字符 and Ελληνικά, naïve café", "x", "", "word " * 600,
+         " ".join(f"token{i}" for i in range(400))]  # the last two run past the 256 word-piece truncation
+TORCH_MODULES = {"torch", "transformers", "sentence_transformers"}
+# ``vodou`` in a new interpreter, then the names of every module it imported written to a file.
+DUMP_MODULES = ("import json, sys\nfrom vodou_desktop.__main__ import main\ncode = main(sys.argv[2:])\n"
+                "open(sys.argv[1], 'w').write(json.dumps(sorted(sys.modules)))\nsys.exit(code)\n")
 
 
-def loaded(cache: Path) -> Embedder:
-    embedder = Embedder("default", cache_dir=cache).start()
-    assert embedder.wait(300) is EmbedderState.READY, embedder.error
-    return embedder
+def reference(torch_model: Embedder, texts: list[str]) -> np.ndarray:
+    return torch_model._submit(lambda: torch_model._reference(texts)).result()
 
 
-def reference(embedder: Embedder, texts: list[str]) -> np.ndarray:
-    return embedder._submit(lambda: embedder._reference(texts)).result()
+def vodou(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    full = {**os.environ, "PYTHONPATH": str(ROOT), **env}
+    return subprocess.run([sys.executable, "-m", "vodou_desktop", *args], env=full, capture_output=True, text=True,
+                          timeout=600, check=False, stdin=subprocess.DEVNULL)
 
 
-def seeded(cache: Path, model: Embedder) -> Path:
-    """A cache folder holding a copy of the session model's graph (saves an export)."""
-    [graph] = graphs(model._cache_dir)
-    (cache / "models").mkdir(parents=True)
-    shutil.copyfile(graph, cache / "models" / graph.name)
-    return cache / "models" / graph.name
-
-
-def graphs(cache: Path) -> list[Path]:
+def lock_of(cache: Path) -> Path:
+    """Where the export child of the default model takes its lock, for this cache folder."""
+    name = Embedder("default", cache_dir=cache).graph_name
     folder = cache / "models"
-    return sorted(folder.iterdir()) if folder.is_dir() else []
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"{onnx_path.stem_for(default_model_dir(), name)}.lock"
 
 
-def test_queries_run_on_onnx_runtime_with_the_vectors_encode_gives(model: Embedder) -> None:
-    assert model.query_path == "onnx"
+# -- the same vectors -----------------------------------------------------------------------------
+
+def test_queries_and_batches_on_onnx_runtime_give_the_vectors_encode_gives(model: Embedder,
+                                                                           torch_model: Embedder) -> None:
+    assert model.runtime == "onnx" and model.query_path == "onnx"
     model.clear_query_cache()
+    want = reference(torch_model, TEXTS)
     singles = np.stack([model.encode_one(t) for t in TEXTS])
-    assert np.abs(singles - reference(model, TEXTS)).max() <= DIRECT_TOLERANCE
+    batch = model.encode(TEXTS, batch_size=3)  # padded batches of unlike lengths
+    assert np.abs(singles - want).max() <= DIRECT_TOLERANCE
+    assert np.abs(batch - want).max() <= DIRECT_TOLERANCE
+    assert model.onnx_record is not None and model.onnx_record["verified"]
+    assert model.onnx_record["max_difference"] <= onnx_path.TOLERANCE
     assert model._query_thread is not None and model._query_thread.ident in model.encode_threads
     assert model.encode_threads <= model.own_threads
 
 
-def test_a_query_does_not_wait_behind_a_batch(model: Embedder) -> None:
-    """Queries on ONNX Runtime have a thread of their own: a search during a long backfill gets its
-    vector while the batch is still being embedded, not after it."""
+def test_a_query_does_not_wait_behind_a_batch(model: Embedder, torch_model: Embedder) -> None:
+    """Queries have a thread of their own: a search during a long backfill gets its vector while the
+    batch is still being embedded, not after it."""
     model.clear_query_cache()
-    texts = [f"a batch sentence number {i} about the garden shed and the bicycles kept in it" for i in range(1_500)]
+    texts = [f"a batch sentence number {i} about the garden shed and the bicycles kept in it" for i in range(400)]
     batch = model.submit(texts, batch_size=32)
     query = model.submit_one("where are the bicycles kept")
-    vector = query.result(60)
+    vector = query.result(120)
     assert not batch.done(), "the query waited for the batch"
-    assert np.allclose(vector, reference(model, ["where are the bicycles kept"])[0], atol=DIRECT_TOLERANCE)
-    assert batch.result(600).shape == (len(texts), model.dim)
-    assert model.encode_threads <= model.own_threads
+    assert np.allclose(vector, reference(torch_model, ["where are the bicycles kept"])[0], atol=DIRECT_TOLERANCE)
+    assert batch.result(900).shape == (len(texts), model.dim)
 
 
-def test_the_graph_is_exported_once_in_a_child_process_and_reused_from_the_cache(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tracing holds a few hundred MB for a moment; a long-running process would keep them, so the
-    export runs in a child (here this process cannot export at all, and the graph still comes)."""
-    import tempfile
+# -- no torch in a search ------------------------------------------------------------------------
 
-    import torch
-
-    def not_here(*_args: object, **_kwargs: object) -> None:
-        raise AssertionError("exported in the app's own process")
-
-    def no_temp_folder(*_args: object, **_kwargs: object) -> str:
-        raise AssertionError("the graph went through a temp folder (left behind if this process is killed)")
-
-    temp = tmp_path / "temp"  # the child's temp folder
-    temp.mkdir()
-    with monkeypatch.context() as patch:
-        patch.setattr(torch.onnx, "export", not_here)
-        patch.setattr(tempfile, "mkdtemp", no_temp_folder)
-        patch.setenv("TMPDIR", str(temp))
-        first = loaded(tmp_path)
-    assert first.query_path == "onnx"
-    [graph] = graphs(tmp_path)  # written by the child straight into the cache under a partial name
-    assert not [p for p in temp.rglob("*") if "onnx" in p.name.lower() and p.is_file() and p.stat().st_size > 1e6]
-    assert graph.name.startswith("all-MiniLM-L6-v2.") and graph.suffix == ".onnx"
-    written = graph.stat().st_mtime_ns
-
-    def no_export(*_args: object) -> None:
-        raise AssertionError("exported again although the cached graph fits")
-
-    monkeypatch.setattr(onnx_path, "export_in_child", no_export)
-    second = loaded(tmp_path)
-    assert second.query_path == "onnx"
-    assert graphs(tmp_path) == [graph] and graph.stat().st_mtime_ns == written
-    assert np.abs(second.encode_one(TEXTS[1]) - reference(second, [TEXTS[1]])[0]).max() <= DIRECT_TOLERANCE
+def test_mem_search_with_the_model_never_imports_torch(model_cache: Path, tmp_path: Path) -> None:
+    """A new `vodou mem search` process embeds the new memories and the query on ONNX Runtime from
+    the cached graph: sentence-transformers, transformers and torch are never imported."""
+    vault = str(tmp_path / "vault.sqlite")
+    for text in ("The heron stands still in shallow water", "Quarterly report is due on the fifth"):
+        assert vodou("--vault", vault, "mem", "add", text, VODOU_EMBEDDER="none").returncode == 0
+    dump = tmp_path / "modules.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "VODOU_MODEL_WAIT": "600"}  # a slow machine still loads it
+    done = subprocess.run([sys.executable, "-c", DUMP_MODULES, str(dump), "--vault", vault, "mem", "search",
+                           "wading bird fishing", "--json"], env=env, capture_output=True, text=True, timeout=600,
+                          check=False, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["semantic"] is True and found["note"] is None, found
+    # no word of the query is in the memory: only the model finds it
+    assert found["results"] and found["results"][0]["text"] == "The heron stands still in shallow water", found
+    modules = set(json.loads(dump.read_text()))
+    assert not {m.split(".")[0] for m in modules} & TORCH_MODULES, sorted(m for m in modules if "torch" in m)
+    assert {"onnxruntime", "tokenizers"} <= modules  # the model did run in this process
+    assert not list(model_cache.glob("*.lock"))  # nothing was exported again
 
 
-def test_an_unreadable_cached_graph_is_exported_again(tmp_path: Path, model: Embedder) -> None:
-    graph = seeded(tmp_path, model)
-    graph.write_bytes(b"not an onnx graph at all")
-    again = loaded(tmp_path)
-    assert again.query_path == "onnx"
-    assert graph.stat().st_size > 1_000_000
-    assert np.abs(again.encode_one(TEXTS[0]) - reference(again, [TEXTS[0]])[0]).max() <= DIRECT_TOLERANCE
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads the server's memory map in /proc")
+def test_vodou_serve_embeds_in_the_background_without_torch(model_cache: Path, tmp_path: Path) -> None:
+    """The long-running server embeds what was written before it started (the backfill's batches) and
+    answers searches on ONNX Runtime; torch's library is never mapped into it."""
+    import time
+
+    import apsw
+
+    vault = tmp_path / "vault.sqlite"
+    for text in ("The heron stands still in shallow water", "Quarterly report is due on the fifth"):
+        assert vodou("--vault", str(vault), "mem", "add", text, VODOU_EMBEDDER="none").returncode == 0
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    server = subprocess.Popen([sys.executable, "-m", "vodou_desktop", "--vault", str(vault), "serve", "--port", "0"],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                              stdin=subprocess.DEVNULL)
+    try:
+        assert server.stdout is not None
+        ready = ""
+        for line in server.stdout:  # ends if the server exits
+            if "search by meaning" in line:
+                ready = line
+                break
+        assert "search by meaning ready (on onnx)" in ready, ready
+        conn = apsw.Connection(str(vault), flags=apsw.SQLITE_OPEN_READONLY)
+        try:
+            for _ in range(1_200):  # the backfill's first batch, a bounded wait
+                if not conn.execute("SELECT count(*) FROM chunks WHERE embedding IS NULL").fetchone()[0]:
+                    break
+                time.sleep(0.1)
+            assert conn.execute("SELECT count(*) FROM chunks WHERE embedding IS NULL").fetchone()[0] == 0
+        finally:
+            conn.close()
+        assert "libtorch" not in Path(f"/proc/{server.pid}/maps").read_text()
+    finally:
+        server.terminate()
+        server.wait(60)
+        if server.stdout is not None:
+            server.stdout.close()
 
 
-def test_a_cached_graph_giving_other_vectors_is_discarded_and_replaced(tmp_path: Path, model: Embedder) -> None:
-    """A graph that loads but computes something else (here: the same model with one layer's
-    weights changed) is never used: it fails the check against encode and is exported again."""
-    import torch
-
-    graph = seeded(tmp_path, model)
-    first = model._model[0]
-    altered = copy.deepcopy(first.auto_model)
-    with torch.no_grad():
-        altered.encoder.layer[0].output.dense.weight.mul_(1.5)
-    graph.write_bytes(onnx_path.export(altered, first.tokenizer))
-    words = onnx_path.word_table(first.auto_model)
-    wrong = onnx_path.OnnxQueryModel(first.tokenizer, 256, graph, words)(["where is the spare key"])
-    assert np.abs(wrong - reference(model, ["where is the spare key"])).max() > 1e-3  # it does differ
-    again = loaded(tmp_path)
-    assert again.query_path == "onnx"
-    assert np.abs(again.encode_one(TEXTS[0]) - reference(again, [TEXTS[0]])[0]).max() <= DIRECT_TOLERANCE
-    assert np.abs(onnx_path.OnnxQueryModel(first.tokenizer, 256, graph, words)(["where is the spare key"])
-                  - reference(model, ["where is the spare key"])).max() <= DIRECT_TOLERANCE
-
-
-@pytest.mark.parametrize("failure", ["no runtime", "export fails"])
-def test_without_a_graph_queries_stay_on_torch_with_the_same_vectors(
-        failure: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
-    if failure == "no runtime":
-        monkeypatch.setattr(onnx_path, "available", lambda: False)
+@pytest.mark.parametrize("output", ["json", "terminal"])
+def test_a_search_while_the_model_is_being_prepared_answers_by_keyword_at_once(tmp_path: Path, output: str) -> None:
+    """No graph in the cache yet, and its export under way (another process holds the export's lock,
+    here this test, until the search has answered): the search does not wait for it, answers from
+    keywords and says so."""
+    vault = str(tmp_path / "vault.sqlite")
+    assert vodou("--vault", vault, "mem", "add", "The heron stands still in shallow water",
+                 VODOU_EMBEDDER="none").returncode == 0
+    cache = Path(os.environ["VODOU_HOME"]) / "cache"
+    with onnx_path._locked(lock_of(cache), block=False) as held:
+        assert held
+        done = vodou("--vault", vault, "mem", "search", "heron", *(["--json"] if output == "json" else []))
+        assert onnx_path.find(default_model_dir(), cache, Embedder("default", cache_dir=cache).graph_name) is None
+    assert done.returncode == 0, done.stderr
+    if output == "json":
+        found = json.loads(done.stdout)
+        assert found["semantic"] is False and "preparing the model" in found["note"], found
+        assert [r["text"] for r in found["results"]] == ["The heron stands still in shallow water"]
     else:
-        def broken(*_args: object) -> None:
-            raise RuntimeError("exporter broke")
-
-        monkeypatch.setattr(onnx_path, "export_in_child", broken)
-    with caplog.at_level(logging.INFO, logger="vodou_desktop.search.embedder"):
-        embedder = loaded(tmp_path)
-    assert embedder.query_path == "direct"
-    assert "queries run on torch" in caplog.text
-    assert graphs(tmp_path) == []
-    singles = np.stack([embedder.encode_one(t) for t in TEXTS])
-    assert np.abs(singles - reference(embedder, TEXTS)).max() <= DIRECT_TOLERANCE
+        assert "The heron stands still in shallow water" in done.stdout
+        assert "vodou: note: preparing the model for search by meaning" in done.stderr, done.stderr
 
 
-def test_a_cache_that_cannot_be_written_still_gives_the_fast_path(tmp_path: Path) -> None:
-    blocked = tmp_path / "cache"
-    blocked.write_text("a file where the cache folder would go")
-    embedder = loaded(blocked)
-    assert embedder.query_path == "onnx"
-    assert blocked.read_text() == "a file where the cache folder would go"
+def test_an_mcp_search_while_the_model_is_being_prepared_says_it_used_keywords(tmp_path: Path) -> None:
+    from vodou_desktop.mcp.tools import Caller, MemoryTools
+
+    cache = tmp_path / "cache"
+    with onnx_path._locked(lock_of(cache), block=False) as held:
+        assert held
+        with Runtime.open(tmp_path / "vault.sqlite", embedder=Embedder("default", cache_dir=cache)) as rt:
+            tools = MemoryTools(rt)
+            tools.call("remember", {"text": "The heron stands still in shallow water"}, Caller())
+            found = tools.call("search_memory", {"query": "heron"}, Caller())
+            assert rt.embedder.state is EmbedderState.LOADING and rt.embedder.preparing
+    assert found["semantic"] is False and found["search"] == "keyword"
+    assert "preparing the model" in found["note"]
+    assert [r["text"] for r in found["results"]] == ["The heron stands still in shallow water"]
 
 
-# -- the cache folder itself (no model needed) ------------------------------------------------
+# -- which graph is trusted ----------------------------------------------------------------------
 
-def test_writing_a_graph_replaces_this_models_older_ones_and_only_those(tmp_path: Path) -> None:
-    folder = tmp_path / "models"
-    folder.mkdir()
-    old = folder / "m.1234@aaaa.onnx"
-    other = folder / "m.1234-other@bbbb.onnx"  # another model whose name starts the same
-    fresh_partial = folder / "m.1234@cccc.onnx.part-99999"  # another process writing right now
-    stale_partial = folder / "m.1234@dddd.onnx.part-99998"  # left by a process that died
-    for p in (old, other, fresh_partial, stale_partial):
-        p.write_bytes(b"x")
-    long_ago = time.time() - onnx_path.STALE_PARTIAL_S - 60
-    os.utime(stale_partial, (long_ago, long_ago))
-    partial = onnx_path._partial_for(folder / "m.1234@eeee.onnx")  # where this process's child writes it
-    assert partial is not None and partial.name.startswith(f"m.1234@eeee.onnx.part-{os.getpid()}-")
-    assert sorted(p.name for p in folder.iterdir()) == sorted([partial.name, other.name, fresh_partial.name])
-    second = onnx_path._partial_for(folder / "m.1234@eeee.onnx")  # another export meanwhile (a fresh partial)
-    assert second is not None and second != partial and partial.exists()
-    blocked = tmp_path / "file"
-    blocked.write_text("a file where the cache folder would go")
-    assert onnx_path._partial_for(blocked / "models" / "m.1234@eeee.onnx") is None
+def copied_cache(model: Embedder, tmp_path: Path) -> tuple[Path, str, Path]:
+    """A cache folder holding a copy of the session's exported graph; (cache, name, record path)."""
+    cache = tmp_path / "cache"
+    shutil.copytree(model._cache_dir / "models", cache / "models", ignore=shutil.ignore_patterns("*.lock"))
+    [record] = (cache / "models").glob("*.json")
+    return cache, model.graph_name, record
 
 
-def test_the_fingerprint_follows_the_model_files(tmp_path: Path) -> None:
+def test_a_graph_is_used_only_as_it_was_checked(model: Embedder, tmp_path: Path) -> None:
+    cache, name, record = copied_cache(model, tmp_path)
+    folder = default_model_dir()
+    found = onnx_path.find(folder, cache, name)
+    assert found is not None and found.verified
+    graph = record.with_suffix(".onnx")
+    data = graph.read_bytes()
+    graph.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))  # replaced after its check: same size, new bytes
+    assert onnx_path.find(folder, cache, name) is None
+    graph.write_bytes(data)
+    os.utime(graph, ns=(found.record["graph"][1], found.record["graph"][1]))
+    assert onnx_path.find(folder, cache, name) is not None
+    upgraded = json.loads(record.read_text())
+    upgraded["versions"]["onnxruntime"] = "0.0.1"  # checked with another ONNX Runtime than the one installed
+    record.write_text(json.dumps(upgraded))
+    assert onnx_path.find(folder, cache, name) is None
+
+
+def test_a_touched_model_folder_with_the_same_files_keeps_its_graph(model: Embedder, tmp_path: Path) -> None:
+    """The record's file sizes and times find the graph without reading the model; when they differ,
+    the files' contents decide: the same contents keep the graph, other contents do not."""
+    cache, name, _ = copied_cache(model, tmp_path)
     folder = tmp_path / "model"
-    (folder / "1_Pooling").mkdir(parents=True)
-    (folder / "config.json").write_text("{}")
-    (folder / "1_Pooling" / "config.json").write_text('{"mean": true}')
-    before = onnx_path.fingerprint(folder)
-    assert onnx_path.fingerprint(folder) == before
-    (folder / "1_Pooling" / "config.json").write_text('{"mean": false}')
-    assert onnx_path.fingerprint(folder) != before
+    shutil.copytree(default_model_dir(), folder)  # copy2: the same sizes and times
+    assert onnx_path.find(folder, cache, name) is not None
+    config = folder / "config.json"
+    os.utime(config, ns=(1, 1))
+    assert onnx_path.find(folder, cache, name) is not None
+    config.write_text(config.read_text() + " ")
+    assert onnx_path.find(folder, cache, name) is None
 
 
-@pytest.mark.parametrize(("long_running", "path"), [(False, "direct"), (True, "onnx")])
-def test_only_long_running_processes_prepare_the_onnx_path(long_running: bool, path: str, tmp_path: Path) -> None:
-    """The app, `vodou serve` and the MCP server open their runtime for the long run and embed many
-    queries; a one-shot command embeds one at most and does not pay the graph's setup."""
-    from vodou_desktop.runtime import Runtime
+def test_a_graph_that_failed_its_check_leaves_the_model_on_torch(model: Embedder, torch_model: Embedder,
+                                                                  tmp_path: Path) -> None:
+    cache, _, record = copied_cache(model, tmp_path)
+    failed = json.loads(record.read_text())
+    failed.update(verified=False, reason="differs from encode by 3.10e-03")
+    record.write_text(json.dumps(failed))
+    embedder = Embedder("default", cache_dir=cache).start()
+    assert embedder.wait(600) is EmbedderState.READY, embedder.error
+    assert embedder.runtime == "torch" and embedder.onnx_note == "differs from encode by 3.10e-03"
+    assert np.abs(embedder.encode(TEXTS[:3]) - reference(torch_model, TEXTS[:3])).max() <= DIRECT_TOLERANCE
 
-    with Runtime.open(tmp_path / "vault.sqlite", background_backfill=long_running) as rt:
-        assert rt.embedder.wait(300) is EmbedderState.READY, rt.embedder.error
-        assert rt.embedder.query_path == path
+
+def test_without_onnx_runtime_the_model_runs_on_torch(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                      torch_model: Embedder) -> None:
+    monkeypatch.setattr(onnx_path, "available", lambda: False)
+    embedder = Embedder("default", cache_dir=tmp_path).start()
+    assert embedder.wait(600) is EmbedderState.READY, embedder.error
+    assert embedder.runtime == "torch" and embedder.query_path == "direct"
+    assert "not installed" in (embedder.onnx_note or "")
+    assert not (tmp_path / "models").exists()  # nothing exported
+    assert np.abs(embedder.encode_one(TEXTS[0]) - reference(torch_model, TEXTS[:1])[0]).max() <= DIRECT_TOLERANCE
 
 
 def test_an_export_that_fails_in_the_child_says_why(tmp_path: Path) -> None:
     (tmp_path / "not-a-model").mkdir()
-    out = tmp_path / "graph.onnx.part-1"
-    out.touch()
+    folder = tmp_path / "models"
+    folder.mkdir()
     with pytest.raises(RuntimeError, match=r"the ONNX export failed \(exit code 1: .+\)"):
-        onnx_path.export_in_child(tmp_path / "not-a-model", out)
-    assert not out.exists()  # nothing half-written is left where the graph would have gone
+        onnx_path.run_export_child(tmp_path / "not-a-model", folder, "m.1234@abcd")
+    assert not [p for p in folder.iterdir() if p.suffix in (".onnx", ".npy", ".json")]
+
+
+# -- without the model ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("modules", "pooling", "expected"), [
+    (["Transformer", "Pooling", "Normalize"], {"pooling_mode_mean_tokens": True}, True),
+    (["Transformer", "Pooling"], {"pooling_mode_mean_tokens": True}, True),
+    (["Transformer", "Pooling"], {"pooling_mode_cls_token": True}, False),
+    (["Transformer", "Pooling", "Dense", "Normalize"], {"pooling_mode_mean_tokens": True}, False),
+])
+def test_only_a_transformer_with_mean_pooling_is_exported(tmp_path: Path, modules: list[str], pooling: dict[str, bool],
+                                                          expected: bool) -> None:
+    (tmp_path / "1_Pooling").mkdir()
+    (tmp_path / "modules.json").write_text(json.dumps(
+        [{"idx": i, "path": "1_Pooling" if kind == "Pooling" else "", "type": f"sentence_transformers.models.{kind}"}
+         for i, kind in enumerate(modules)]))
+    (tmp_path / "1_Pooling" / "config.json").write_text(json.dumps(pooling))
+    (tmp_path / "tokenizer.json").write_text("{}")
+    assert onnx_path.exportable(tmp_path) is expected
+
+
+def test_the_fingerprint_follows_the_model_files_and_the_libraries(tmp_path: Path) -> None:
+    folder = tmp_path / "model"
+    (folder / "1_Pooling").mkdir(parents=True)
+    (folder / "config.json").write_text("{}")
+    (folder / "1_Pooling" / "config.json").write_text('{"mean": true}')
+    libraries = onnx_path.versions()
+    before = onnx_path.fingerprint(folder, libraries)
+    assert onnx_path.fingerprint(folder, libraries) == before
+    assert onnx_path.fingerprint(folder, {**libraries, "torch": "0.0.1"}) != before
+    (folder / "1_Pooling" / "config.json").write_text('{"mean": false}')
+    assert onnx_path.fingerprint(folder, libraries) != before
+
+
+def test_a_new_export_removes_this_models_older_files_and_only_those(tmp_path: Path) -> None:
+    import time
+
+    folder = tmp_path / "models"
+    folder.mkdir()
+    keep = ["m.1234@new.onnx", "m.1234@new.json", "m.1234-other@old.onnx", "m.1234@cccc.onnx.part-99999"]
+    gone = ["m.1234@old.onnx", "m.1234@old.words.npy", "m.1234@old.json", "m.1234@dddd.onnx.part-99998"]
+    for name in keep + gone:
+        (folder / name).write_bytes(b"x")
+    long_ago = time.time() - onnx_path.STALE_PARTIAL_S - 60
+    os.utime(folder / "m.1234@dddd.onnx.part-99998", (long_ago, long_ago))  # left by a process that died
+    onnx_path._remove_older(folder, "m.1234@new")
+    assert sorted(p.name for p in folder.iterdir()) == sorted(keep)

@@ -197,7 +197,7 @@ def test_mem_search_shows_the_neighbours(vault: Vault, monkeypatch: pytest.Monke
     assert out.code == 0, out.err
     assert "B: The ridge trail above the quarry." in out.out
     data = json.loads(run_cli("--vault", str(vault.path), "mem", "search", "hike", "--project", "talk",
-                              "--json").out)
+                              "--json").out)["results"]
     assert data[0]["neighbours"]["after"]["text"] == "B: The ridge trail above the quarry."
 
 

@@ -12,7 +12,7 @@ from vodou_desktop.vault import Vault
 def _explain(vault: Vault, query: str, *extra: str) -> list[dict]:
     result = run_cli("--vault", str(vault.path), "mem", "search", query, "--explain", "--json", *extra)
     assert result.code == 0, result.err
-    return json.loads(result.out)
+    return json.loads(result.out)["results"]
 
 
 def test_tier_weights_order_equal_matches(vault: Vault, cli_model: object) -> None:
