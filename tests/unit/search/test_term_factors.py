@@ -115,7 +115,7 @@ def test_explain_names_every_factor_and_they_make_the_score(vault: Vault, cli_mo
     _two_hop_conversation(vault)
     out = run_cli("--vault", str(vault.path), "mem", "search", QUESTION, "--project", "talk", "--explain", "--json")
     assert out.code == 0, out.err
-    rows = json.loads(out.out)
+    rows = json.loads(out.out)["results"]
     assert rows
     for row in rows:
         e = row["explain"]
