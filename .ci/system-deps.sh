@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Debian packages the test suite needs: a virtual screen with a tray host (tray tests),
 # Chromium (extension end-to-end tests), a Secret Service (keyring tests), image tools, the
-# desktop-entry and AppStream validators (packaging tests).
+# desktop-entry and AppStream validators (packaging tests), strace (the no-network test).
 # Installs only when something is missing, so running it again is quick.
 set -euo pipefail
 PACKAGES=(
@@ -9,7 +9,7 @@ PACKAGES=(
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-randr0 libxcb-render-util0
   libxcb-image0 libxcb-xinerama0 libxcb-xkb1 trayer xdotool imagemagick
   chromium gnome-keyring dbus dbus-x11 fonts-dejavu-core
-  desktop-file-utils appstream
+  desktop-file-utils appstream strace
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
