@@ -10,6 +10,7 @@ core can use it too.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from vodou_desktop.errors import KnownError
@@ -23,7 +24,9 @@ REQUIRED = (
     *(("icons", f"vodou-{size}.png") for size in (16, 22, 32, 48, 64, 128)),
     *(("sensitive", f"{name}.txt") for name in ("bank", "health", "tax", "sign-in", "host-patterns")),
     ("extension", "manifest.json"),
+    ("THIRD_PARTY_NOTICES",),
 )
+NOTICES = "THIRD_PARTY_NOTICES"
 
 
 class ResourcesMissing(KnownError):
@@ -59,3 +62,16 @@ def missing_resources() -> list[str]:
     except ResourcesMissing as exc:
         return [str(exc)]
     return ["/".join(parts) for parts in REQUIRED if not root.joinpath(*parts).is_file()]
+
+
+def notices_path() -> Path:
+    """The licences of what this installation carries (``vodou --licences``): the bundle's own file
+    beside its executable (it adds Python and PyInstaller), else the one among the resources."""
+    if getattr(sys, "frozen", False):
+        beside = Path(sys.executable).resolve().parent / NOTICES
+        if beside.is_file():
+            return beside
+    path = resource_path(NOTICES)
+    if not path.is_file():
+        raise ResourcesMissing(f"the licence notices {path} are missing; reinstall Vodou")
+    return path

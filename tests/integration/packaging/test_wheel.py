@@ -26,6 +26,7 @@ SHIPPED = [
     "vodou_desktop/_resources/extension/background.js",
     "vodou_desktop/_resources/extension/js/bridge.js",
     "vodou_desktop/_resources/extension/icons/green-48.png",
+    "vodou_desktop/_resources/THIRD_PARTY_NOTICES",
     "vodou_desktop/py.typed",
 ]
 
@@ -90,6 +91,15 @@ def test_version(shell: tuple[Path, dict[str, str]]) -> None:
     from vodou_desktop import __version__
 
     assert vodou(shell, "--version").stdout.strip() == f"vodou {__version__}"
+
+
+def test_licence_in_the_metadata_and_notices_printed(wheel: Path, shell: tuple[Path, dict[str, str]]) -> None:
+    with zipfile.ZipFile(wheel) as zf:
+        meta = zf.read(next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+        licence = zf.read(next(n for n in zf.namelist() if n.endswith(".dist-info/licenses/LICENSE"))).decode()
+    assert "License-Expression: Apache-2.0" in meta.splitlines()
+    assert licence == (ROOT / "LICENSE").read_text()
+    assert vodou(shell, "--licences").stdout == (ROOT / "resources" / "THIRD_PARTY_NOTICES").read_text()
 
 
 def test_sensitive_lists_ship(shell: tuple[Path, dict[str, str]]) -> None:
