@@ -42,11 +42,12 @@ wheel: $(STAMP)
 extension-zip:
 	$(PYTHON) packaging/extension_zip.py $(DIST)
 
-install-desktop:
-	bash packaging/install-desktop.sh install
+# The same code as `vodou desktop install|uninstall`; the entry starts this checkout's .venv/bin/vodou.
+install-desktop: $(STAMP)
+	$(VENV)/bin/vodou desktop install
 
-uninstall-desktop:
-	bash packaging/install-desktop.sh uninstall
+uninstall-desktop: $(STAMP)
+	$(VENV)/bin/vodou desktop uninstall
 
 bundle: $(STAMP)
 	$(PY) -m pip install -q --disable-pip-version-check -c constraints.txt 'pyinstaller>=6.10'
