@@ -91,6 +91,13 @@ echo "smoke: tray app started offscreen; a second launch brought it forward and 
 kill -TERM "$server"
 wait "$server" || fail "the tray app did not quit cleanly"
 server=""
+# The menu entry from the bundle's own files, starting this executable.
+XDG_DATA_HOME="$work/share" "$exe" desktop install >/dev/null
+grep -qxF "TryExec=$exe" "$work/share/applications/vodou.desktop" || fail "the menu entry does not start $exe"
+[ -f "$work/share/icons/hicolor/48x48/apps/vodou.png" ] || fail "vodou desktop install wrote no icons"
+if command -v desktop-file-validate >/dev/null; then desktop-file-validate "$work/share/applications/vodou.desktop"; fi
+echo "smoke: vodou desktop install wrote the menu entry and icons, starting the bundle's executable"
+
 left="$(cd "$HOME" && find . -mindepth 1 | head -n 20)"
 [ -z "$left" ] || fail "files appeared in HOME outside VODOU_HOME: $left"
 echo "smoke: nothing written to HOME (no ~/.cache/Microsoft from ONNX Runtime)"

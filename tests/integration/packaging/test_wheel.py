@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.packaging.support import PYTHON, ROOT, clean_copy, run
+from tests.integration.packaging.support import PYTHON, ROOT, clean_copy, require_tool, run
 
 # Installing torch, Qt and the rest into a new venv takes minutes on a busy machine.
 pytestmark = [pytest.mark.wheel, pytest.mark.timeout(1800)]
@@ -29,6 +29,8 @@ SHIPPED = [
     "vodou_desktop/_resources/extension/js/bridge.js",
     "vodou_desktop/_resources/extension/icons/green-48.png",
     "vodou_desktop/_resources/THIRD_PARTY_NOTICES",
+    "vodou_desktop/_resources/desktop/vodou.desktop",
+    "vodou_desktop/_resources/desktop/io.vodou.Desktop.metainfo.xml",
     "vodou_desktop/py.typed",
 ]
 
@@ -152,6 +154,17 @@ def test_licence_in_the_metadata_and_notices_printed(wheel: Path, shell: tuple[P
     assert "License-Expression: Apache-2.0" in meta.splitlines()
     assert licence == (ROOT / "LICENSE").read_text()
     assert vodou(shell, "--licences").stdout == (ROOT / "resources" / "THIRD_PARTY_NOTICES").read_text()
+
+
+def test_desktop_install_names_the_installed_vodou(installed: Path, shell: tuple[Path, dict[str, str]],
+                                                   tmp_path: Path) -> None:
+    """From a wheel (as pipx installs it): no checkout needed; the entry starts this venv's vodou."""
+    data = tmp_path / "share"
+    vodou(shell, "desktop", "install", XDG_DATA_HOME=str(data))
+    entry = data / "applications" / "vodou.desktop"
+    run([require_tool("desktop-file-validate"), str(entry)])
+    assert f"Exec={installed / 'bin' / 'vodou'}" in entry.read_text().splitlines()
+    assert (data / "icons" / "hicolor" / "48x48" / "apps" / "vodou.png").is_file()
 
 
 def test_sensitive_lists_ship(shell: tuple[Path, dict[str, str]]) -> None:
