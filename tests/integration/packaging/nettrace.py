@@ -4,7 +4,7 @@ folders it created.
 ``traced(cmd, log)`` wraps a command; ``network_violations`` and ``created_folders`` read the log.
 A DNS lookup shows as a connect (or sendto) to port 53, whatever the address (a resolver on
 127.0.0.53 is still a lookup), or as a connect to systemd-resolved's socket. (nscd's socket is not
-counted: it answers user lookups too; a machine without nscd, like this one, asks port 53 itself.)
+counted: it answers user lookups too. Where nscd runs, a host lookup through it is not seen here.)
 """
 
 from __future__ import annotations
