@@ -1,4 +1,5 @@
-"""Where the bundled read-only files live (icon artwork, sensitive-host lists, the extension).
+"""Where the bundled read-only files live (icon artwork, sensitive-host lists, the extension, the
+menu entry and the licence notices).
 
 The source tree keeps them in the top-level ``resources/`` folder. The wheel maps that folder into
 the package as ``vodou_desktop/_resources`` (``package-dir`` in pyproject.toml), and the frozen
@@ -25,6 +26,8 @@ REQUIRED = (
     *(("sensitive", f"{name}.txt") for name in ("bank", "health", "tax", "sign-in", "host-patterns")),
     ("extension", "manifest.json"),
     ("THIRD_PARTY_NOTICES",),
+    ("desktop", "vodou.desktop"),
+    ("desktop", "io.vodou.Desktop.metainfo.xml"),
 )
 NOTICES = "THIRD_PARTY_NOTICES"
 
