@@ -75,8 +75,9 @@ def pip_source_args(sources: list[str]) -> list[str]:
 
 
 def isolated_pip_env() -> dict[str, str]:
-    """No pip configuration file and no PIP_* variable of this machine."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    """No pip configuration file and no PIP_* variable of this machine; no PYTHONPATH either (a
+    checkout on it, with its editable install's metadata, would make pip skip the wheel as installed)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "PYTHON", "VIRTUAL_ENV"))}
     env.update(PIP_CONFIG_FILE=os.devnull, PIP_DISABLE_PIP_VERSION_CHECK="1")
     return env
 
