@@ -48,7 +48,7 @@ def test_the_project_licence_is_apache_2() -> None:
     assert (ROOT / "LICENSE").read_text().split()[:4] == ["Apache", "License", "Version", "2.0,"]
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["license"] == "Apache-2.0" and project["license-files"] == ["LICENSE"]
-    metainfo = ET.parse(ROOT / "packaging" / "io.vodou.Desktop.metainfo.xml").getroot()
+    metainfo = ET.parse(ROOT / "resources" / "desktop" / "io.vodou.Desktop.metainfo.xml").getroot()
     assert metainfo.findtext("project_license") == "Apache-2.0"
 
 
