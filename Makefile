@@ -5,7 +5,8 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DIST ?= dist
 
-.PHONY: run test lint bench-quick system-deps wheel extension-zip install-desktop uninstall-desktop bundle bundle-smoke
+.PHONY: run test lint bench-quick system-deps wheel extension-zip install-desktop uninstall-desktop bundle bundle-smoke \
+	notices release
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -41,11 +42,12 @@ wheel: $(STAMP)
 extension-zip:
 	$(PYTHON) packaging/extension_zip.py $(DIST)
 
-install-desktop:
-	bash packaging/install-desktop.sh install
+# The same code as `vodou desktop install|uninstall`; the entry starts this checkout's .venv/bin/vodou.
+install-desktop: $(STAMP)
+	$(VENV)/bin/vodou desktop install
 
-uninstall-desktop:
-	bash packaging/install-desktop.sh uninstall
+uninstall-desktop: $(STAMP)
+	$(VENV)/bin/vodou desktop uninstall
 
 bundle: $(STAMP)
 	$(PY) -m pip install -q --disable-pip-version-check -c constraints.txt 'pyinstaller>=6.10'
@@ -54,3 +56,13 @@ bundle: $(STAMP)
 
 bundle-smoke: bundle
 	bash packaging/smoke-bundle.sh $(DIST)/vodou
+
+# THIRD_PARTY_NOTICES from the installed distributions' metadata (after a dependency changes).
+notices: $(STAMP)
+	$(PY) packaging/third_party_notices.py
+
+# The wheel, the bundle as .tar.zst (smoke-tested) and the extension zip in $(DIST), with SHA256SUMS.
+# Slow (the bundle): never part of `make test`.
+release: $(STAMP)
+	$(PY) -m pip install -q --disable-pip-version-check -c constraints.txt 'pyinstaller>=6.10'
+	bash packaging/release.sh $(PY) $(DIST)

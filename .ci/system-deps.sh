@@ -2,7 +2,7 @@
 # Debian packages the test suite needs: a virtual screen with a tray host (tray tests),
 # Chromium (extension end-to-end tests), a Secret Service (keyring tests), image tools, the
 # desktop-entry and AppStream validators (packaging tests), strace (crash injection at exact
-# system calls) and Syncthing (sync tests).
+# system calls, the no-network test) and Syncthing (sync tests).
 # Installs only when something is missing, so running it again is quick.
 set -euo pipefail
 PACKAGES=(

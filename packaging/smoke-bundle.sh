@@ -16,8 +16,13 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-export VODOU_HOME="$work/home" HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 QT_QPA_PLATFORM=offscreen
-unset VODOU_VAULT VODOU_EMBEDDER PYTHONPATH PYTHONHOME VIRTUAL_ENV
+# HOME is a fresh folder too: nothing may appear in it (VODOU_HOME holds all of Vodou's files), and
+# telemetry must stay off even when the environment asks for it (DATA-6).
+mkdir -p "$work/user"
+py="$(python3 -c 'import sys; print(sys.executable)')"  # the interpreter itself, not a shim that reads HOME
+python3() { "$py" "$@"; }
+export VODOU_HOME="$work/home" HOME="$work/user" QT_QPA_PLATFORM=offscreen ORT_DISABLE_TELEMETRY=0 HF_HUB_OFFLINE=0
+unset VODOU_VAULT VODOU_EMBEDDER PYTHONPATH PYTHONHOME VIRTUAL_ENV XDG_CONFIG_HOME XDG_DATA_HOME XDG_CACHE_HOME
 cd "$work"
 fail() { echo "smoke: FAIL: $*" >&2; exit 1; }
 
@@ -95,4 +100,14 @@ echo "smoke: tray app started offscreen; a second launch brought it forward and 
 kill -TERM "$server"
 wait "$server" || fail "the tray app did not quit cleanly"
 server=""
+# The menu entry from the bundle's own files, starting this executable.
+XDG_DATA_HOME="$work/share" "$exe" desktop install >/dev/null
+grep -qxF "TryExec=$exe" "$work/share/applications/vodou.desktop" || fail "the menu entry does not start $exe"
+[ -f "$work/share/icons/hicolor/48x48/apps/vodou.png" ] || fail "vodou desktop install wrote no icons"
+if command -v desktop-file-validate >/dev/null; then desktop-file-validate "$work/share/applications/vodou.desktop"; fi
+echo "smoke: vodou desktop install wrote the menu entry and icons, starting the bundle's executable"
+
+left="$(cd "$HOME" && find . -mindepth 1 | head -n 20)"
+[ -z "$left" ] || fail "files appeared in HOME outside VODOU_HOME: $left"
+echo "smoke: nothing written to HOME (no ~/.cache/Microsoft from ONNX Runtime)"
 echo "smoke: OK"

@@ -4,6 +4,7 @@ temp dirs."""
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,11 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# Caches that vodou_desktop.offline would put in the real home's Vodou cache folder (read once, at
+# import, before the autouse fixture below sets VODOU_HOME): a temp folder for the whole session.
+_SESSION_CACHE = tempfile.mkdtemp(prefix="vodou-test-cache-")
+os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(_SESSION_CACHE, "torch"))
+os.environ.setdefault("TLDEXTRACT_CACHE", os.path.join(_SESSION_CACHE, "tldextract"))
 
 import pytest  # noqa: E402
 

@@ -24,7 +24,7 @@ import qasync
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QSystemTrayIcon
 
-from vodou_desktop import paths
+from vodou_desktop import desktop_entry, paths
 from vodou_desktop.bridge.events import EventHub
 from vodou_desktop.bridge.server import BridgeServer
 from vodou_desktop.bridge.services import Services as BridgeServices
@@ -197,6 +197,7 @@ def main(args: argparse.Namespace | None = None) -> int:
         if not background:
             print("Vodou is already running: its memory browser was brought to the front.")
         return 0
+    _refresh_desktop_entries()
     vault_path = paths.vault_path(getattr(args, "vault", None))
     if locked_out(vault_path) and UnlockDialog(vault_path).exec() != QDialog.DialogCode.Accepted:
         print(f"vodou: error: the encrypted vault {vault_path} was not opened: no key here opens it (run "
@@ -218,6 +219,16 @@ def main(args: argparse.Namespace | None = None) -> int:
     finally:
         desktop.close()
     return 0
+
+
+def _refresh_desktop_entries() -> None:
+    """The menu and autostart entries name a path; after the bundle moved or a venv was rebuilt,
+    point them at this vodou again (a failure is logged, never stops the app)."""
+    try:
+        for path in desktop_entry.refresh_stale():
+            log.info("rewrote %s: the program it named no longer exists", path)
+    except (KnownError, OSError) as exc:
+        log.warning("could not rewrite a stale menu or autostart entry: %s", exc)
 
 
 def _no_display() -> bool:

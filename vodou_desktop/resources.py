@@ -1,4 +1,5 @@
-"""Where the bundled read-only files live (icon artwork, sensitive-host lists, the extension).
+"""Where the bundled read-only files live (icon artwork, sensitive-host lists, the extension, the
+menu entry and the licence notices).
 
 The source tree keeps them in the top-level ``resources/`` folder. The wheel maps that folder into
 the package as ``vodou_desktop/_resources`` (``package-dir`` in pyproject.toml), and the frozen
@@ -10,6 +11,7 @@ core can use it too.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from vodou_desktop.errors import KnownError
@@ -23,7 +25,11 @@ REQUIRED = (
     *(("icons", f"vodou-{size}.png") for size in (16, 22, 32, 48, 64, 128)),
     *(("sensitive", f"{name}.txt") for name in ("bank", "health", "tax", "sign-in", "host-patterns")),
     ("extension", "manifest.json"),
+    ("THIRD_PARTY_NOTICES",),
+    ("desktop", "vodou.desktop"),
+    ("desktop", "io.vodou.Desktop.metainfo.xml"),
 )
+NOTICES = "THIRD_PARTY_NOTICES"
 
 
 class ResourcesMissing(KnownError):
@@ -59,3 +65,16 @@ def missing_resources() -> list[str]:
     except ResourcesMissing as exc:
         return [str(exc)]
     return ["/".join(parts) for parts in REQUIRED if not root.joinpath(*parts).is_file()]
+
+
+def notices_path() -> Path:
+    """The licences of what this installation carries (``vodou --licences``): the bundle's own file
+    beside its executable (it adds Python and PyInstaller), else the one among the resources."""
+    if getattr(sys, "frozen", False):
+        beside = Path(sys.executable).resolve().parent / NOTICES
+        if beside.is_file():
+            return beside
+    path = resource_path(NOTICES)
+    if not path.is_file():
+        raise ResourcesMissing(f"the licence notices {path} are missing; reinstall Vodou")
+    return path

@@ -16,10 +16,11 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import apsw
 
-from vodou_desktop import __version__, paths
+from vodou_desktop import __version__, paths, resources
 from vodou_desktop.cli.ids import resolve_id
 from vodou_desktop.errors import InvalidInput, KnownError, VaultUnavailable, from_sqlite
 from vodou_desktop.vault import cipher
@@ -32,6 +33,26 @@ EXIT_CODES = """exit codes:
   130  interrupted (Ctrl+C)"""
 
 
+class _PrintLicences(argparse.Action):
+    """``--licences``: Vodou's licence and every bundled component's, then exit (like ``--version``)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        try:
+            text = resources.notices_path().read_text(encoding="utf-8")
+        except (KnownError, OSError) as exc:
+            parser.exit(EXIT_USAGE, f"vodou: error: {exc}\n")
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            pass
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="vodou",
@@ -39,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"vodou {__version__}")
+    parser.add_argument("--licences", "--licenses", action=_PrintLicences,
+                        help="print Vodou's licence (Apache-2.0) and those of every component it ships, then exit")
     parser.add_argument("--vault", metavar="PATH", help="vault file to use (default: $VODOU_VAULT or the profile)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     parser.add_argument("--background", action="store_true",

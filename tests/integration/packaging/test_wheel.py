@@ -1,6 +1,8 @@
-"""PKG-2: the wheel built from a clean copy is complete. It is installed into a new venv (with the
-constraints file, so torch is the CPU build) and the installed ``vodou`` is run there, away from the
-source tree, with a fresh VODOU_HOME."""
+"""PKG-2: the wheel built from a clean copy is complete. It is installed into a new venv by a pip
+with a configuration of its own (no pip configuration file or PIP_* variable of this machine; only
+the indexes and wheel folders named by VODOU_TEST_PIP_SOURCES, by default those this machine's pip
+names) and the constraints file, so torch is the CPU build and no CUDA package comes along; the
+installed ``vodou`` is run there, away from the source tree, with a fresh VODOU_HOME."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.packaging.support import PYTHON, ROOT, clean_copy, run
+from tests.integration.packaging.support import PYTHON, ROOT, clean_copy, require_tool, run
 
 # Installing torch, Qt and the rest into a new venv takes minutes on a busy machine.
 pytestmark = [pytest.mark.wheel, pytest.mark.timeout(1800)]
@@ -26,6 +28,9 @@ SHIPPED = [
     "vodou_desktop/_resources/extension/background.js",
     "vodou_desktop/_resources/extension/js/bridge.js",
     "vodou_desktop/_resources/extension/icons/green-48.png",
+    "vodou_desktop/_resources/THIRD_PARTY_NOTICES",
+    "vodou_desktop/_resources/desktop/vodou.desktop",
+    "vodou_desktop/_resources/desktop/io.vodou.Desktop.metainfo.xml",
     "vodou_desktop/py.typed",
 ]
 
@@ -40,14 +45,52 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return found
 
 
+# Where the wheel test's pip may look besides PyPI, whitespace-separated: index addresses and folders
+# of wheels (e.g. "https://download.pytorch.org/whl/cpu"). Unset: the indexes and wheel folders this
+# machine's pip is configured with, and nothing else of that configuration (no constraints, no cap):
+# the install must be right on its own.
+INDEXES_ENV = "VODOU_TEST_PIP_SOURCES"
+
+
+def pip_sources() -> list[str]:
+    given = os.environ.get(INDEXES_ENV)
+    if given is not None:
+        return given.split()
+    listed = subprocess.run([PYTHON, "-m", "pip", "config", "list"], capture_output=True, text=True).stdout
+    found: list[str] = []
+    for line in listed.splitlines():
+        key, _, value = line.partition("=")
+        if key.rsplit(".", 1)[-1] in ("index-url", "extra-index-url", "find-links"):
+            found += [v for v in value.strip("'\"").split() if v not in found]
+    return found
+
+
+def pip_source_args(sources: list[str]) -> list[str]:
+    """An address (``https://…/simple``, ``file:///…/simple``) is an index pip adds to PyPI; a plain
+    path is a folder of wheels."""
+    args: list[str] = []
+    for source in sources:
+        args += ["--extra-index-url" if "://" in source else "--find-links", source]
+    return args
+
+
+def isolated_pip_env() -> dict[str, str]:
+    """No pip configuration file and no PIP_* variable of this machine; no PYTHONPATH either (a
+    checkout on it, with its editable install's metadata, would make pip skip the wheel as installed)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "PYTHON", "VIRTUAL_ENV"))}
+    env.update(PIP_CONFIG_FILE=os.devnull, PIP_DISABLE_PIP_VERSION_CHECK="1")
+    return env
+
+
 @pytest.fixture(scope="module")
 def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A new venv with the wheel installed. pip's cache makes the downloads quick after once;
-    --no-compile skips byte-compiling torch and transformers (Python compiles what it imports)."""
+    """A new venv with the wheel installed by a pip that sees only ``constraints.txt`` and the sources
+    above. pip's cache makes the downloads quick after once; --no-compile skips byte-compiling torch
+    and transformers (Python compiles what it imports)."""
     venv = tmp_path_factory.mktemp("venv") / "v"
     run([PYTHON, "-m", "venv", str(venv)])
-    run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-compile",
-         "-c", str(ROOT / "constraints.txt"), str(wheel)], timeout=1500)
+    run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-compile", *pip_source_args(pip_sources()),
+         "-c", str(ROOT / "constraints.txt"), str(wheel)], timeout=1500, env=isolated_pip_env())
     yield venv
 
 
@@ -86,10 +129,43 @@ def test_installed_package_is_the_wheel_not_the_checkout(installed: Path, shell:
     assert out[1].startswith(str(installed)) and out[1].endswith("_resources"), out
 
 
+def test_torch_is_the_cpu_build(installed: Path, shell: tuple[Path, dict[str, str]]) -> None:
+    """No CUDA: none of the nvidia-* packages or triton that PyPI's torch pulls in."""
+    cwd, env = shell
+    listed = json.loads(run([str(installed / "bin" / "python"), "-m", "pip", "list", "--format", "json"], cwd=cwd,
+                            env=isolated_pip_env()).stdout)
+    names = {d["name"].lower().replace("_", "-"): d["version"] for d in listed}
+    assert [n for n in names if n.startswith("nvidia-") or n == "triton"] == []
+    assert "torch" in names
+    cuda = run([str(installed / "bin" / "python"), "-c", "import torch; print(torch.version.cuda)"], cwd=cwd,
+               env=env).stdout.strip()
+    assert cuda == "None", f"torch {names['torch']} is built for CUDA {cuda}"
+
+
 def test_version(shell: tuple[Path, dict[str, str]]) -> None:
     from vodou_desktop import __version__
 
     assert vodou(shell, "--version").stdout.strip() == f"vodou {__version__}"
+
+
+def test_licence_in_the_metadata_and_notices_printed(wheel: Path, shell: tuple[Path, dict[str, str]]) -> None:
+    with zipfile.ZipFile(wheel) as zf:
+        meta = zf.read(next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+        licence = zf.read(next(n for n in zf.namelist() if n.endswith(".dist-info/licenses/LICENSE"))).decode()
+    assert "License-Expression: Apache-2.0" in meta.splitlines()
+    assert licence == (ROOT / "LICENSE").read_text()
+    assert vodou(shell, "--licences").stdout == (ROOT / "resources" / "THIRD_PARTY_NOTICES").read_text()
+
+
+def test_desktop_install_names_the_installed_vodou(installed: Path, shell: tuple[Path, dict[str, str]],
+                                                   tmp_path: Path) -> None:
+    """From a wheel (as pipx installs it): no checkout needed; the entry starts this venv's vodou."""
+    data = tmp_path / "share"
+    vodou(shell, "desktop", "install", XDG_DATA_HOME=str(data))
+    entry = data / "applications" / "vodou.desktop"
+    run([require_tool("desktop-file-validate"), str(entry)])
+    assert f"Exec={installed / 'bin' / 'vodou'}" in entry.read_text().splitlines()
+    assert (data / "icons" / "hicolor" / "48x48" / "apps" / "vodou.png").is_file()
 
 
 def test_sensitive_lists_ship(shell: tuple[Path, dict[str, str]]) -> None:
