@@ -44,8 +44,10 @@ log = logging.getLogger(__name__)
 TIER_WEIGHTS = {"pinned": 1.1, "first_party": 1.0, "capture": 0.925, "import": 0.85}
 DUPLICATE_WEIGHT = 0.4
 SCOPE_WEIGHT = 2.0
-# Chosen on the dev split of bench.quality (python -m bench.tune --split dev; bench/RESULTS.md).
-FUSION = FusionParams()
+# Chosen by cross-validation over folds of conversations of two sets, ours and LoCoMo-10
+# (python -m bench.quality --set locomo|ours --cv; bench/RESULTS.md, "Recall that holds").
+FUSION = FusionParams(method="minmax", keyword_weight=0.4, adaptive=8.0, before_share=0.5, after_share=0.15,
+                      context_weight=0.5, coverage=1.0, second_hop=0.5)
 # Below this cosine a sentence is unrelated for all-MiniLM-L6-v2; such vector hits are dropped.
 MIN_COSINE = 0.25
 MAX_K = 200
