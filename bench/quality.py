@@ -484,7 +484,9 @@ def _main_cv(args: argparse.Namespace, started: float, load_before: float) -> in
         try:
             evaluation = cv.Evaluation(runs, log)
             result = cv.cross_validate(runs, evaluation.hybrid(cv.grid(), log), evaluation)
-            text, _ = cv.report(runs, result, args.set_name, sets[args.set_name][1])
+            # the chosen set first, then the others of the same run (one run ranks them all)
+            order = [args.set_name, *(name for name in sets if name != args.set_name)]
+            text = "\n\n".join(cv.report(runs, result, name, sets[name][1])[0] for name in order)
         finally:
             for r in runs:
                 r.close()
