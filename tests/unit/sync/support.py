@@ -118,8 +118,10 @@ def settle(devices: list[Device], rng: random.Random, rounds: int = 40) -> None:
 
 
 def normalized_export(vault: Vault) -> list[dict[str, Any]]:
-    """``vodou export --format jsonl`` without what is device-local: row numbering (refs become the memory's
-    own words and times), fact groups, canonical flags, entities, operator memory's last use."""
+    """``vodou export --format jsonl`` without what is device-local: row ids and export numbering (refs
+    become the memory's own words and times; a source is compared by its fields), conversation threads,
+    fact groups, canonical flags, entities' row ids and links, capture input labels (source events),
+    operator memory's last use. Everything sync carries is still compared."""
     out = io.StringIO()
     write_jsonl(vault, ExportScope(include_forgotten=True), out)
     records = [json.loads(line) for line in out.getvalue().splitlines()]
@@ -137,8 +139,15 @@ def normalized_export(vault: Vault) -> list[dict[str, Any]]:
         if r["type"] == "memory":
             r["predecessor"], r["superseded_by"] = key(r["predecessor"]), key(r["superseded_by"])
             r["ref"] = key(r["ref"])
-            for local in ("group", "canonical", "entities"):
+            for local in ("id", "thread_id", "thread_seq", "group", "canonical", "entities"):
                 r.pop(local)
+            for src in ("source", "pinned_from"):
+                if r[src] is not None:
+                    r[src] = {k: v for k, v in r[src].items() if k != "id"}
+        if r["type"] == "entity":
+            r.pop("id")
+        if r["type"] == "source_event":
+            continue
         if r["type"] == "operator_memory":
             r.pop("last_used_at")
         result.append(r)

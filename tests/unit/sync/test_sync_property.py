@@ -19,7 +19,7 @@ from vodou_desktop.ingest.remember import Origin, correct, move, pin, remember
 from vodou_desktop.vault import Vault
 
 OPS = ("add", "add", "correct", "move", "forget", "undo", "pin", "unpin", "site", "unsite", "opm", "opm_fix",
-       "opm_forget", "erase", "run", "deliver")
+       "opm_erase", "erase", "run", "deliver")
 step = hs.tuples(hs.integers(0, 2), hs.sampled_from(OPS), hs.integers(0, 1000))
 
 
@@ -57,10 +57,10 @@ def _apply(vault: Vault, op: str, n: int) -> None:
         rows = OperatorMemory(vault).list_memories()
         if rows:
             OperatorMemory(vault).correct(rows[n % len(rows)].memory.id, f"fixed {n}")
-    elif op == "opm_forget":
+    elif op == "opm_erase":
         rows = OperatorMemory(vault).list_memories()
         if rows:
-            OperatorMemory(vault).forget(rows[n % len(rows)].memory.id)
+            OperatorMemory(vault).erase(rows[n % len(rows)].memory.id)
     elif op == "erase":
         forgetting.erase_fact(pick)
 
