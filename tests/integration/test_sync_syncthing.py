@@ -174,9 +174,9 @@ def test_a_memory_travels_through_syncthing_and_an_erase_leaves_no_canary(
     assert until(lambda: _in_step(a, b))
     assert run_cli(*vb, "sync", "now").code == 0
     found = json.loads(run_cli(*vb, "mem", "search", "heron bridge", "--json").out)
-    memory = next(r for r in found if r["text"] == CANARY)
+    memory = next(r for r in found["results"] if r["text"] == CANARY)
 
-    erased = run_cli(*vb, "mem", "erase", "--id", str(memory["id"]), "--yes")
+    erased = run_cli(*vb, "mem", "erase", str(memory["id"]), "--yes")
     assert erased.code == 0, erased.err
     assert run_cli(*vb, "sync", "now").code == 0
     b.scan()

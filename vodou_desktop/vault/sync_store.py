@@ -124,6 +124,39 @@ def _source(conn: apsw.Connection, source_id: int) -> dict[str, Any]:
     return dict(zip(("kind", "tier", "url", "title", "tool", "batch_id", "created_at"), row, strict=True))
 
 
+# Operations whose target (and, for a correction, ``replaces`` in the detail) is a memory's row id, which
+# differs between devices: they travel as the memory's global id and are translated back on arrival.
+FACT_TARGET_KINDS = (r.FORGET_FACT_KIND, r.CORRECT_FACT_KIND)
+
+
+def _sync_id_of(conn: apsw.Connection, value: Any) -> str | None:
+    if value is None:
+        return None
+    found = scalar(conn, "SELECT sync_id FROM chunks WHERE id = ? AND document_id IS NULL", (int(value),))
+    return None if found is None else str(found)
+
+
+def _row_id_of(conn: apsw.Connection, value: Any) -> str | None:
+    if value is None:
+        return None
+    found = scalar(conn, "SELECT id FROM chunks WHERE sync_id = ? AND document_id IS NULL", (str(value),))
+    return None if found is None else str(found)
+
+
+def _op_fact_ids(conn: apsw.Connection, kind: str, target: Any, detail: str | None,
+                 translate: Callable[[apsw.Connection, Any], str | None]) -> tuple[str | None, str | None]:
+    """``target`` and ``detail`` of an operation with its memory ids translated (None where a memory is not here)."""
+    target = translate(conn, target)
+    if kind == r.CORRECT_FACT_KIND and detail:
+        parsed = json.loads(detail)
+        if "replaces" in parsed:
+            replaces = translate(conn, parsed["replaces"])
+            parsed["replaces"] = None if replaces is None else (
+                int(replaces) if translate is _row_id_of else replaces)
+            detail = json.dumps(parsed, sort_keys=True)
+    return target, detail
+
+
 def read_value(conn: apsw.Connection, entity: str, key: str, fld: str) -> Any:
     """The current value of one field, as sent in a change record (``_GONE`` when the row is not here)."""
     if entity == "fact":
@@ -154,9 +187,12 @@ def read_value(conn: apsw.Connection, entity: str, key: str, fld: str) -> Any:
                            (key,)).fetchone()
         if row is None:
             return _GONE
+        kind, target, detail = row[0], row[1], row[2]
+        if kind in FACT_TARGET_KINDS:  # a row id here: sent as the memory's global id
+            target, detail = _op_fact_ids(conn, kind, target, detail, _sync_id_of)
         if fld == "create":
-            return {"kind": row[0], "target": row[1], "detail": row[2], "created_at": row[3]}
-        return row[4] if fld == "undo" else row[1]
+            return {"kind": kind, "target": target, "detail": detail, "created_at": row[3]}
+        return row[4] if fld == "undo" else target
     if entity == "site":
         row = conn.execute("SELECT mode, created_at, updated_at FROM site_rules WHERE host = ?", (key,)).fetchone()
         return None if row is None else {"mode": row[0], "created_at": row[1], "updated_at": row[2]}
@@ -340,8 +376,8 @@ class Applier:
             undone = self.conn.execute("SELECT undone_at FROM operations WHERE id = ?", (by,)).fetchone()
             if undone is None:
                 return "parked"  # the forget operation's own record comes with it, maybe in a later file
-            if undone[0] is not None:
-                at = by = None
+            if undone[0] is not None and not _is_correction(self.conn, by):
+                at = by = None  # an undone forget hides nothing; an undone correction hides its revision
         self.conn.execute("UPDATE chunks SET invalid_at = ?, invalidated_by = ? WHERE id = ?", (at, by, fact_id))
         self.out.facts.add(fact_id)
         return "applied"
@@ -393,8 +429,20 @@ class Applier:
 
     # -- forget operations
     def _op_create(self, key: str, v: dict[str, Any], stamp: str) -> str:
+        target, detail = v["target"], v["detail"]
+        if v["kind"] in FACT_TARGET_KINDS:
+            if exists(self.conn, "op", key):
+                return "stale"
+            if target is None or tombstoned(self.conn, "fact", target):
+                return "stale"  # its memory was erased: so is everything this operation could hide or undo
+            wanted = [target] + ([json.loads(detail).get("replaces")] if v["kind"] == r.CORRECT_FACT_KIND
+                                 and detail else [])
+            if any(w is not None and self._fact_id(w) is None and not tombstoned(self.conn, "fact", w)
+                   for w in wanted):
+                return "parked"  # the memory comes with it, maybe in a later file
+            target, detail = _op_fact_ids(self.conn, v["kind"], target, detail, _row_id_of)
         self.conn.execute("INSERT OR IGNORE INTO operations(id, kind, target, detail, created_at) VALUES (?,?,?,?,?)",
-                          (key, v["kind"], v["target"], v["detail"], v["created_at"]))
+                          (key, v["kind"], target, detail, v["created_at"]))
         self.change.touch("operations")
         return "applied" if self.conn.changes() else "stale"
 
@@ -402,7 +450,9 @@ class Applier:
         if not exists(self.conn, "op", key):
             return "parked"
         self.conn.execute("UPDATE operations SET undone_at = ? WHERE id = ?", (v, key))
-        if v is not None:  # undo propagates: every memory this operation hid comes back
+        if v is not None and not _is_correction(self.conn, key):  # undo propagates: what it hid comes back
+            # (undoing a correction hides its revision under the operation: the revision's ``forget`` and the
+            # predecessor's ``supersede`` fields carry that)
             ids = [int(x[0]) for x in self.conn.execute("SELECT id FROM chunks WHERE invalidated_by = ?", (key,))]
             self.conn.execute("UPDATE chunks SET invalid_at = NULL, invalidated_by = NULL WHERE invalidated_by = ?",
                               (key,))
@@ -415,6 +465,9 @@ class Applier:
     def _op_target(self, key: str, v: str, stamp: str) -> str:
         if not exists(self.conn, "op", key):
             return "parked"
+        kind = scalar(self.conn, "SELECT kind FROM operations WHERE id = ?", (key,))
+        if kind in FACT_TARGET_KINDS:
+            v = _row_id_of(self.conn, v) or scalar(self.conn, "SELECT target FROM operations WHERE id = ?", (key,))
         self.conn.execute("UPDATE operations SET target = ? WHERE id = ?", (v, key))
         return "applied"
 
@@ -471,6 +524,10 @@ class Applier:
             self.conn.execute("DELETE FROM operator_memory WHERE id = ?", (key,))
             self.change.touch("operator_memory")
         self._tomb(entity, key, stamp)
+
+
+def _is_correction(conn: apsw.Connection, op: str) -> bool:
+    return scalar(conn, "SELECT kind FROM operations WHERE id = ?", (op,)) == r.CORRECT_FACT_KIND
 
 
 def record_own_erasures(conn: apsw.Connection, records: Iterable[Record]) -> set[tuple[str, str]]:

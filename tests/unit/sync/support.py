@@ -118,8 +118,11 @@ def settle(devices: list[Device], rng: random.Random, rounds: int = 40) -> None:
 
 
 def normalized_export(vault: Vault) -> list[dict[str, Any]]:
-    """``vodou export --format jsonl`` without what is device-local: row numbering (refs become the memory's
-    own words and times), fact groups, canonical flags, entities, operator memory's last use."""
+    """``vodou export --format jsonl`` without what is device-local: row ids and export numbering (refs and
+    the memory an operation names become the memory's own words and times; a source is compared by its
+    fields), conversation threads,
+    fact groups, canonical flags, entities' row ids and links, capture input labels (source events),
+    operator memory's last use. Everything sync carries is still compared."""
     out = io.StringIO()
     write_jsonl(vault, ExportScope(include_forgotten=True), out)
     records = [json.loads(line) for line in out.getvalue().splitlines()]
@@ -131,14 +134,29 @@ def normalized_export(vault: Vault) -> list[dict[str, Any]]:
         m = memories[ref]
         return f"{m['created_at']}|{m['revision']}|{m['text']}"
 
+    by_id = {str(m["id"]): key(m["ref"]) for m in memories.values()}
+
     result = []
     for r in records:
         r = dict(r)
+        if r["type"] == "operation" and r["kind"] in ("forget_fact", "correct_fact"):  # a memory's row id
+            r["target"] = by_id.get(str(r["target"]), r["target"])
+            detail = json.loads(r["detail"] or "{}")
+            if "replaces" in detail:
+                detail["replaces"] = by_id.get(str(detail["replaces"]), detail["replaces"])
+            r["detail"] = detail
         if r["type"] == "memory":
             r["predecessor"], r["superseded_by"] = key(r["predecessor"]), key(r["superseded_by"])
             r["ref"] = key(r["ref"])
-            for local in ("group", "canonical", "entities"):
+            for local in ("id", "thread_id", "thread_seq", "group", "canonical", "entities"):
                 r.pop(local)
+            for src in ("source", "pinned_from"):
+                if r[src] is not None:
+                    r[src] = {k: v for k, v in r[src].items() if k != "id"}
+        if r["type"] == "entity":
+            r.pop("id")
+        if r["type"] == "source_event":
+            continue
         if r["type"] == "operator_memory":
             r.pop("last_used_at")
         result.append(r)

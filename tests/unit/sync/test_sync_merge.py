@@ -218,3 +218,36 @@ def test_compacted_files_and_a_device_joining_later_from_a_snapshot(tmp_path: Pa
     finally:
         for d in (laptop, desktop, tablet):
             d.vault.close()
+
+
+@pytest.mark.parametrize("undo_on", ["desktop", "tablet"])
+def test_an_ai_tools_correction_and_its_undo_propagate(trio: list[Device], undo_on: str) -> None:
+    rng = random.Random(12)
+    laptop, desktop, tablet = trio
+    remember(laptop.vault, "unrelated first memory", CLI)
+    remember(laptop.vault, "the train leaves at nine", CLI)
+    connect(trio, rng)
+    remember(tablet.vault, "a tablet memory that shifts the row numbers", CLI)
+    done = Forgetting(desktop.vault).correct_fact(fact_id(desktop.vault, "the train leaves at nine"),
+                                                  "the train leaves at ten", by="claude")
+    settle(trio, rng)
+    for d in trio:
+        assert state(d.vault, "the train leaves at nine")["superseded"] == 1
+        assert state(d.vault, "the train leaves at ten")["forgotten"] == 0
+    undoer = {"desktop": desktop, "tablet": tablet}[undo_on]  # the undo may run on another device
+    result = Forgetting(undoer.vault).undo(done["op"])
+    assert result["id"] == fact_id_any(undoer.vault, "the train leaves at ten")
+    assert result["restored"] == fact_id(undoer.vault, "the train leaves at nine")
+    settle(trio, rng)
+    for d in trio:
+        assert state(d.vault, "the train leaves at nine") == {**state(d.vault, "the train leaves at nine"),
+                                                              "forgotten": 0, "superseded": 0}
+        assert state(d.vault, "the train leaves at ten")["forgotten"] == 1
+        assert state(d.vault, "a tablet memory that shifts the row numbers")["forgotten"] == 0
+    assert normalized_export(laptop.vault) == normalized_export(desktop.vault) == normalized_export(tablet.vault)
+
+
+def fact_id_any(vault: Vault, text: str) -> int:
+    row = vault.read(lambda c: c.execute("SELECT id FROM chunks WHERE text = ?", (text,)).fetchone())
+    assert row is not None
+    return int(row[0])

@@ -18,8 +18,8 @@ from vodou_desktop.governance.sitemodes import SiteModes
 from vodou_desktop.ingest.remember import Origin, correct, move, pin, remember
 from vodou_desktop.vault import Vault
 
-OPS = ("add", "add", "correct", "move", "forget", "undo", "pin", "unpin", "site", "unsite", "opm", "opm_fix",
-       "opm_forget", "erase", "run", "deliver")
+OPS = ("add", "add", "correct", "ai_correct", "move", "forget", "undo", "pin", "unpin", "site", "unsite", "opm",
+       "opm_fix", "opm_erase", "erase", "run", "deliver")
 step = hs.tuples(hs.integers(0, 2), hs.sampled_from(OPS), hs.integers(0, 1000))
 
 
@@ -32,17 +32,20 @@ def _apply(vault: Vault, op: str, n: int) -> None:
     facts = _visible(vault)
     pick = facts[n % len(facts)] if facts else None
     forgetting = Forgetting(vault)
-    if op == "add" or pick is None and op in ("correct", "move", "forget", "pin", "unpin", "erase"):
+    if op == "add" or pick is None and op in ("correct", "ai_correct", "move", "forget", "pin", "unpin", "erase"):
         remember(vault, f"memory {n}", Origin(kind="cli"), project=("a", "b", None)[n % 3])
     elif op == "correct":
         correct(vault, pick, f"corrected {n}")
+    elif op == "ai_correct":  # an AI tool's correction: an operation, undoable
+        forgetting.correct_fact(pick, f"tool corrected {n}", by="claude")
     elif op == "move":
         move(vault, pick, ("a", "b", None)[n % 3])
     elif op == "forget":
         forgetting.forget_fact(pick)
     elif op == "undo":
         ops = vault.read(lambda c: [r[0] for r in c.execute(
-            "SELECT id FROM operations WHERE kind = 'forget_fact' AND undone_at IS NULL ORDER BY id")])
+            "SELECT id FROM operations WHERE kind IN ('forget_fact', 'correct_fact') AND undone_at IS NULL"
+            " ORDER BY id")])
         if ops:
             forgetting.undo(ops[n % len(ops)])
     elif op in ("pin", "unpin"):
@@ -57,10 +60,10 @@ def _apply(vault: Vault, op: str, n: int) -> None:
         rows = OperatorMemory(vault).list_memories()
         if rows:
             OperatorMemory(vault).correct(rows[n % len(rows)].memory.id, f"fixed {n}")
-    elif op == "opm_forget":
+    elif op == "opm_erase":
         rows = OperatorMemory(vault).list_memories()
         if rows:
-            OperatorMemory(vault).forget(rows[n % len(rows)].memory.id)
+            OperatorMemory(vault).erase(rows[n % len(rows)].memory.id)
     elif op == "erase":
         forgetting.erase_fact(pick)
 
