@@ -25,7 +25,8 @@ def test_tier_weights_order_equal_matches(vault: Vault, cli_model: object) -> No
     for r in rows:
         e = r["explain"]
         assert abs(e["shared"] - (e["fused"] + e["from_before"] + e["from_after"])) < 1e-5
-        assert abs(e["final"] - e["shared"] * e["tier_weight"] * e["duplicate_weight"] * e["scope_weight"]) < 1e-5
+        assert abs(e["final"] - e["shared"] * e["tier_weight"] * e["duplicate_weight"] * e["scope_weight"]
+                   * e["coverage_weight"]) < 1e-5
 
 
 def test_non_canonical_duplicate_is_demoted(vault: Vault, cli_model: object) -> None:
@@ -62,5 +63,5 @@ def test_keyword_path_never_scores_a_real_match_zero(keyword_search) -> None:  #
     vault = keyword_search.vault
     remember(vault, "The grey heron is the commonest heron in Europe", Origin(kind="cli"))
     remember(vault, "A heron eats fish", Origin(kind="cli"))
-    scores = [r.score for r in keyword_search.search("heron", FactFilter())]
-    assert len(scores) == 2 and min(scores) > 0 and max(scores) == 1.0
+    fused = [r.factors["fused"] for r in keyword_search.search("heron", FactFilter())]
+    assert len(fused) == 2 and min(fused) > 0 and max(fused) == 1.0

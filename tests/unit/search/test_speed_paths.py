@@ -63,8 +63,8 @@ def test_full_facts_are_read_only_for_the_results_and_their_neighbours(hybrid_se
     backfill(vault, hybrid_search.embedder)  # type: ignore[arg-type]
     hydrated: set[int] = set()
 
-    def rows(cursor: Any, row: Any) -> Any:  # the ids of every row read with its text: a full fact
-        if "text" in [d[0] for d in cursor.description]:
+    def rows(cursor: Any, row: Any) -> Any:  # the ids of every row read as a full fact (its text and provenance)
+        if {"text", "created_at", "tier"} <= {d[0] for d in cursor.description}:
             hydrated.add(row[0])
         return row
 
