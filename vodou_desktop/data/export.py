@@ -29,7 +29,7 @@ import apsw
 
 from vodou_desktop import __version__
 from vodou_desktop.data import copies
-from vodou_desktop.errors import InvalidInput, VaultUnavailable
+from vodou_desktop.errors import InvalidInput
 from vodou_desktop.vault import ALL_PROJECTS, Change, Fact, FactFilter, Vault
 from vodou_desktop.vault import query as q
 from vodou_desktop.vault import transfer as t
@@ -147,12 +147,8 @@ def write_export_file(path: Path, write: Callable[[IO[str]], dict[str, int]], *,
         raise InvalidInput(f"{path} already exists; choose another name")
     if not path.parent.is_dir():
         raise InvalidInput(f"The folder does not exist: {path.parent}")
-    try:
-        with open_new(path, replace=replace) as out:
-            counts = write(out)
-    except OSError as exc:
-        raise VaultUnavailable(f"Could not write the export {path}: {exc.strerror or exc}; "
-                               "nothing was written") from exc
+    with open_new(path, replace=replace, what="the export") as out:  # an OS error: one line, nothing left
+        counts = write(out)
     copies.record(path, "export")
     return counts
 
