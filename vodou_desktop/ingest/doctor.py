@@ -143,6 +143,23 @@ def check_latest_backup(newest: Newest) -> Check:
     return Check("latest_backup", "the latest backup verifies", True, checked.sentence())
 
 
+def run_doctor_without_vault(path: Path) -> list[Check]:
+    """The default vault not made yet: nothing to check in it (and nothing is created), unless copies
+    of a vault lie beside where it should be (a vault that vanished: say how to put it back)."""
+    from vodou_desktop.vault.atomic import copies_beside
+
+    copies = copies_beside(path)
+    if copies:
+        newest = max(copies, key=lambda p: p.stat().st_mtime)
+        found = Check("vault", "the vault is in place, or not made yet", False,
+                      f"No vault at {path}, but {plural(len(copies), 'copy')} of one beside it (newest: "
+                      f"{newest.name}). Put it back with `vodou restore {newest}`", [str(c) for c in copies])
+    else:
+        found = Check("vault", "the vault is in place, or not made yet", True,
+                      f"No vault yet at {path}; the first memory you add makes it (`vodou mem add TEXT`)")
+    return [found, check_resources()]
+
+
 def run_doctor(vault: Vault, setup: Setup, *, window: timedelta = BACKFILL_WINDOW) -> list[Check]:
     """Every check; on a damaged file only those that do not read it (where the backups are)."""
     integrity = check_integrity(vault)
