@@ -56,10 +56,17 @@ class BugError(VodouError):
     """An invariant of our own code broke. Never shown as a friendly message."""
 
 
-def damaged_vault(path: object, what: str = "vault", *, or_other: bool = False) -> VaultUnavailable:
+def damaged_vault(path: object, what: str = "vault", *, or_other: bool = False,
+                  found: str = "some of it cannot be read") -> VaultUnavailable:
+    """A damaged vault, or a damaged ``copy`` (a backup checked before it is kept, verified or
+    restored); ``found``: how the damage showed."""
     other = " (or it is not a Vodou vault)" if or_other else ""
+    if what == "copy":
+        return VaultUnavailable(
+            f"the copy at {path} is damaged{other}: {found}; it was not used and nothing was changed. Keep it "
+            "aside (parts of it may be recoverable) and use another backup")
     return VaultUnavailable(
-        f"the {what} at {path} is damaged{other}: some of it cannot be read; nothing was written to it. Move the "
+        f"the {what} at {path} is damaged{other}: {found}; nothing was written to it. Move the "
         "file aside (keep it: parts of it may be recoverable) and restore your latest backup (vodou restore FILE), "
         "or start a new vault")
 

@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--verify", metavar="BACKUP",
                    help="check this backup against its manifest and its integrity; makes no backup")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_backup, needs_vault=True)
+    p.set_defaults(func=cmd_backup, needs_vault=lambda args: not args.verify)  # --verify reads only the backup
 
 
 def cmd_backup(args: argparse.Namespace) -> int:

@@ -8,11 +8,12 @@ otherwise. (The audits of Vodou's own source code run in its test suite, not her
 from __future__ import annotations
 
 import argparse
+import os
 
-from vodou_desktop import config
+from vodou_desktop import config, paths
 from vodou_desktop.cli.output import print_json
 from vodou_desktop.data.rolling import backup_folder
-from vodou_desktop.ingest.doctor import Check, Setup, run_doctor
+from vodou_desktop.ingest.doctor import Check, Setup, run_doctor, run_doctor_without_vault
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.search.embedder import model_id_for
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
@@ -43,6 +44,7 @@ WORDS = {
     "mixed_batch_tags": ("Project tags come from captures that agreed on the project.",
                          "Some memories were tagged with a project their captures did not agree on "
                          "({detail}): " + REPORT),
+    "vault": ("{detail}.", "{detail}."),
     "resources": ("Files Vodou ships with: {detail}.",
                   "Files Vodou ships with are missing: {detail}. Reinstall Vodou (`pipx reinstall "
                   "vodou-desktop`, or a fresh copy of the bundle)."),
@@ -54,22 +56,28 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("doctor", help="check that your memory is healthy and say what to do if not")
     p.add_argument("--verbose", action="store_true", help="also show what each check found, row by row")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_doctor, needs_vault=True)
+    # a vault named by --vault or $VODOU_VAULT must exist; the default one may not be made yet
+    p.set_defaults(func=cmd_doctor, needs_vault=lambda args: bool(args.vault or os.environ.get("VODOU_VAULT")))
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     settings = config.load()
     choice = config.embedder_choice(settings)
     setup = Setup(model=None if choice == "none" else model_id_for(choice), backups=backup_folder(settings))
-    with Runtime.open(args.vault, embedder="none") as rt:
-        checks = run_doctor(rt.vault, setup)
-        memories = rt.vault.read(lambda c: q.count_facts(c, FactFilter(project=ALL_PROJECTS)))
-        where = rt.vault.path
+    where = paths.vault_path(args.vault)
+    if where.is_file():
+        with Runtime.open(args.vault, embedder="none") as rt:
+            checks = run_doctor(rt.vault, setup)
+            memories = rt.vault.read(lambda c: q.count_facts(c, FactFilter(project=ALL_PROJECTS)))
+            where = rt.vault.path
+        held = plural(memories, "memory")
+    else:  # the default vault, not made yet: doctor creates nothing
+        checks, held = run_doctor_without_vault(where), "none yet"
     ok = all(c.passed for c in checks)
     if args.json:
         print_json({"ok": ok, "checks": [c.as_json() for c in checks]})
         return 0 if ok else 1
-    print(f"Your vault: {where} ({plural(memories, 'memory')})")
+    print(f"Your vault: {where} ({held})")
     for check in checks:
         print(line(check))
         if args.verbose:

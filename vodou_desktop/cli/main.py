@@ -24,6 +24,7 @@ from vodou_desktop import __version__, paths, resources
 from vodou_desktop.cli.ids import resolve_id
 from vodou_desktop.errors import InvalidInput, KnownError, VaultUnavailable, from_sqlite
 from vodou_desktop.vault import cipher
+from vodou_desktop.vault.atomic import refuse_to_replace
 
 EXIT_USAGE = 2
 EXIT_CODES = """exit codes:
@@ -111,6 +112,7 @@ def check_vault_exists(args: argparse.Namespace) -> None:
     if not needs:
         return
     path = paths.vault_path(args.vault)
+    refuse_to_replace(path)  # finishes an interrupted restore; copies beside a vanished vault: say how to put it back
     if path.is_file():
         return
     if args.vault or os.environ.get("VODOU_VAULT"):

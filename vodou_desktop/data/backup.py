@@ -185,7 +185,7 @@ def check_copy(path: Path, key: str | None = None, *, shown: Path | None = None)
             result = [str(row[0]) for row in conn.execute("PRAGMA integrity_check(5)")]
             if result != ["ok"]:
                 log.info("integrity_check of %s: %s", path, "; ".join(result)[:500])
-                raise damaged_vault(shown, "vault" if shown != path else "copy")
+                raise _damaged(shown, path, "it fails SQLite's integrity check")
             done = applied_migrations(conn)
             if not done:
                 raise not_a_vault(shown)
@@ -194,16 +194,17 @@ def check_copy(path: Path, key: str | None = None, *, shown: Path | None = None)
             counts = count_contents(conn)
     finally:
         conn.close()
-    _check_full_text(path, key)
+    _check_full_text(path, key, shown)
     return counts
 
 
-def _first_line(problems: list[str]) -> str:
-    text = " ".join(" ".join(problems).replace("*** in database main ***", "").split())
-    return text if len(text) <= 120 else text[:117] + "..."
+def _damaged(shown: Path, path: Path, found: str) -> VaultUnavailable:
+    """A copy names the check it failed; a vault (a fresh copy of it failed) is damaged in the same
+    words as everywhere else."""
+    return damaged_vault(shown, "copy", found=found) if shown == path else damaged_vault(shown)
 
 
-def _check_full_text(path: Path, key: str | None) -> None:
+def _check_full_text(path: Path, key: str | None, shown: Path) -> None:
     """FTS5's ``integrity-check`` of the index against the memories' text: a bit flipped in a
     memory passes SQLite's check but not this one. FTS5 takes the command as an INSERT, so the
     connection may write, although the check changes nothing in the file."""
@@ -220,9 +221,7 @@ def _check_full_text(path: Path, key: str | None) -> None:
                 conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
             except (apsw.CorruptError, apsw.SQLError) as exc:
                 log.info("FTS5 integrity-check of %s: %s", path, exc)
-                raise VaultUnavailable(f"The copy {path} fails the full-text index's check ({exc}): its memories "
-                                       "differ from what was indexed, so it was changed or damaged; it was not "
-                                       "used.") from exc
+                raise _damaged(shown, path, "its memories differ from what its full-text index holds") from exc
             except apsw.ReadOnlyError:
                 log.info("%s is read-only: its full-text index was not checked", path)
     finally:

@@ -7,9 +7,12 @@ import), ``source_event`` (the input labels of the capture batches the memories 
 
 Every row carries its id in the vault (memories, their sources, documents and their chunks,
 entities, source events), and each memory its conversation (``thread_id``: the id of the thread's
-first memory, and ``thread_seq``). An import into an empty vault keeps every id, so an id an AI
-client kept still names the same memory; into a vault that already holds memories it gives new ids
-and reports old → new. A fact group is named by a memory's id (as in the vault). Memories and
+first memory, and ``thread_seq``), and each memory its global id (``sync_id``, the one every synced
+device knows it by). An import into an empty vault keeps every id and global id, so an id an AI
+client kept still names the same memory and a synced device still recognises it; into a vault that
+already holds memories it gives new ids and new global ids (the copies are new memories there) and
+reports old → new. What sync keeps per device (its journal, clocks, what it applied from whom) is
+not exported. A fact group is named by a memory's id (as in the vault). Memories and
 documents are also numbered in export order (``ref``); lineage and supersession refer to those
 numbers. Forgotten memories are left out unless asked for; erased
 ones are gone from the vault and so can never be exported. Embeddings and the keyword index are not
@@ -29,7 +32,7 @@ import apsw
 
 from vodou_desktop import __version__
 from vodou_desktop.data import copies
-from vodou_desktop.errors import InvalidInput, VaultUnavailable
+from vodou_desktop.errors import InvalidInput
 from vodou_desktop.vault import ALL_PROJECTS, Change, Fact, FactFilter, Vault
 from vodou_desktop.vault import query as q
 from vodou_desktop.vault import transfer as t
@@ -100,7 +103,8 @@ def _memories(conn: apsw.Connection, facts: list[Fact]) -> Iterator[dict[str, An
     for fact in facts:
         pinned = fact.extra["pinned_from"]
         yield {
-            "type": "memory", "ref": refs[fact.id], "id": fact.id, "thread_id": fact.extra["thread_id"],
+            "type": "memory", "ref": refs[fact.id], "id": fact.id, "sync_id": fact.extra["sync_id"],
+            "thread_id": fact.extra["thread_id"],
             "thread_seq": fact.extra["thread_seq"], "text": fact.text, "kind": fact.kind, "project": fact.project,
             "scope": fact.scope, "created_at": fact.created_at, "valid_at": fact.valid_at,
             "valid_precision": fact.valid_precision, "forgotten_at": fact.invalid_at,
@@ -147,12 +151,8 @@ def write_export_file(path: Path, write: Callable[[IO[str]], dict[str, int]], *,
         raise InvalidInput(f"{path} already exists; choose another name")
     if not path.parent.is_dir():
         raise InvalidInput(f"The folder does not exist: {path.parent}")
-    try:
-        with open_new(path, replace=replace) as out:
-            counts = write(out)
-    except OSError as exc:
-        raise VaultUnavailable(f"Could not write the export {path}: {exc.strerror or exc}; "
-                               "nothing was written") from exc
+    with open_new(path, replace=replace, what="the export") as out:  # an OS error: one line, nothing left
+        counts = write(out)
     copies.record(path, "export")
     return counts
 

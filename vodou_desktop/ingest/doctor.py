@@ -2,8 +2,9 @@
 
 The file (SQLite's integrity check), the keyword index (FTS5's own check), the vectors (missing, or
 of another model than the one in use), encryption (on or off: said, never a failure), the newest
-backup's age, the installed resources, and the data audits of seeds 000 and 004 (page sources keep
-their URL; a project tag comes from a batch whose inputs agreed). The audits of Vodou's own source
+backup's age and whether it verifies (one search for it), the installed resources, and the data
+audits of seeds 000 and 004 (page sources keep their URL; a project tag comes from a batch whose
+inputs agreed). The audits of Vodou's own source
 code run in its test suite, not here: a person's vault can only fail on its own data.
 """
 
@@ -85,8 +86,10 @@ def check_encryption(vault: Vault) -> Check:
     return Check("encryption", "encryption", True, "on" if on else "off")
 
 
-def check_backup_age(vault: Vault, setup: Setup, *, damaged: bool = False) -> Check:
-    newest = newest_backup(setup.backups, vault.path)
+Newest = tuple[Path, datetime] | None  # the newest backup and when it was taken, found once per run
+
+
+def check_backup_age(vault: Vault, setup: Setup, newest: Newest, *, damaged: bool = False) -> Check:
     if newest is not None:
         age = setup.now - newest[1]
         detail = f"the newest backup, {newest[0]}, is {_days(age)} old"
@@ -125,32 +128,46 @@ def check_resources() -> Check:
     return Check("resources", "bundled resources are installed", not missing, detail)
 
 
-def check_latest_backup(vault: Vault) -> Check:
-    """The newest backup in the backups folder verifies (manifest, integrity, full-text index)."""
-    from vodou_desktop import config
+def check_latest_backup(newest: Newest) -> Check:
+    """The newest backup (as ``check_backup_age`` found it) verifies: manifest, integrity, full-text index."""
     from vodou_desktop.data.backup import verify_backup
-    from vodou_desktop.data.encryption import backups_in_folder
-    from vodou_desktop.data.rolling import backup_folder
     from vodou_desktop.errors import KnownError
 
-    made = backups_in_folder(backup_folder(config.load()), vault.path)
-    if not made:
+    if newest is None:
         return Check("latest_backup", "the latest backup verifies", True,
                      "no backup in the backups folder yet (the app makes one a day; `vodou backup` makes one now)")
-    latest = max(made, key=lambda p: p.stat().st_mtime)
     try:
-        checked = verify_backup(latest)
+        checked = verify_backup(newest[0])
     except KnownError as exc:
-        return Check("latest_backup", "the latest backup verifies", False, str(exc), [str(latest)])
+        return Check("latest_backup", "the latest backup verifies", False, str(exc), [str(newest[0])])
     return Check("latest_backup", "the latest backup verifies", True, checked.sentence())
+
+
+def run_doctor_without_vault(path: Path) -> list[Check]:
+    """The default vault not made yet: nothing to check in it (and nothing is created), unless copies
+    of a vault lie beside where it should be (a vault that vanished: say how to put it back)."""
+    from vodou_desktop.vault.atomic import copies_beside
+
+    copies = copies_beside(path)
+    if copies:
+        newest = max(copies, key=lambda p: p.stat().st_mtime)
+        found = Check("vault", "the vault is in place, or not made yet", False,
+                      f"No vault at {path}, but {plural(len(copies), 'copy')} of one beside it (newest: "
+                      f"{newest.name}). Put it back with `vodou restore {newest}`", [str(c) for c in copies])
+    else:
+        found = Check("vault", "the vault is in place, or not made yet", True,
+                      f"No vault yet at {path}; the first memory you add makes it (`vodou mem add TEXT`)")
+    return [found, check_resources()]
 
 
 def run_doctor(vault: Vault, setup: Setup, *, window: timedelta = BACKFILL_WINDOW) -> list[Check]:
     """Every check; on a damaged file only those that do not read it (where the backups are)."""
     integrity = check_integrity(vault)
+    newest = newest_backup(setup.backups, vault.path)
     if not integrity.passed:
-        return [integrity, check_encryption(vault), check_backup_age(vault, setup, damaged=True), check_resources()]
+        return [integrity, check_encryption(vault), check_backup_age(vault, setup, newest, damaged=True),
+                check_resources()]
     return [integrity, check_fts(vault), check_embeddings(vault, window),
-            check_embedding_model(vault, setup.model), check_encryption(vault), check_backup_age(vault, setup),
-            check_latest_backup(vault),
+            check_embedding_model(vault, setup.model), check_encryption(vault),
+            check_backup_age(vault, setup, newest), check_latest_backup(newest),
             check_sources_without_url(vault), check_mixed_batches(vault), check_resources()]

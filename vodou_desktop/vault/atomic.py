@@ -135,10 +135,13 @@ def temporary_for(dest: Path) -> Path:
 
 
 @contextlib.contextmanager
-def new_file(dest: Path, *, replace: bool = False) -> Iterator[Path]:
+def new_file(dest: Path, *, replace: bool = False, what: str = "") -> Iterator[Path]:
     """Yield an empty private (0600) temporary file beside ``dest`` for the caller to fill; when the
     block ends normally it is flushed and renamed to ``dest`` (which must not exist unless
-    ``replace``), and the folder is flushed. On an error the temporary file is removed."""
+    ``replace``), and the folder is flushed. On an error the temporary file is removed; an OS error
+    (a full disk, a folder gone) becomes one line naming ``what`` is written ("the export") and
+    ``dest``."""
+    named = f"{what} {dest}" if what else str(dest)
     if not replace and dest.exists():
         raise InvalidInput(f"{dest} already exists; choose another name (it is never overwritten)")
     if not dest.parent.is_dir():
@@ -151,7 +154,7 @@ def new_file(dest: Path, *, replace: bool = False) -> Iterator[Path]:
     try:
         fd = os.open(temp, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
     except OSError as exc:
-        raise VaultUnavailable(f"Cannot write {dest}: {exc.strerror or exc}; nothing was changed.") from exc
+        raise VaultUnavailable(f"Could not write {named}: {exc.strerror or exc}; nothing was written") from exc
     try:
         os.fchmod(fd, 0o600)  # whatever the umask
         _try_lock(fd)  # held until the file has its final name: while held, nobody takes it for a leftover
@@ -165,7 +168,7 @@ def new_file(dest: Path, *, replace: bool = False) -> Iterator[Path]:
         except BaseException as exc:
             remove_with_side_files(temp)
             if isinstance(exc, OSError):  # a full disk, a folder gone: one line, and nothing left half written
-                raise VaultUnavailable(f"Cannot write {dest}: {exc.strerror or exc}; nothing was left there.") from exc
+                raise VaultUnavailable(f"Could not write {named}: {exc.strerror or exc}; nothing was written") from exc
             raise
     finally:
         os.close(fd)
@@ -178,9 +181,9 @@ def write_text(dest: Path, text: str, *, replace: bool = False) -> Path:
 
 
 @contextlib.contextmanager
-def open_new(dest: Path, *, replace: bool = False) -> Iterator[IO[str]]:
+def open_new(dest: Path, *, replace: bool = False, what: str = "") -> Iterator[IO[str]]:
     """A text stream whose contents take the name ``dest`` only once all of them are on disk."""
-    with new_file(dest, replace=replace) as temp, temp.open("w", encoding="utf-8") as out:
+    with new_file(dest, replace=replace, what=what) as temp, temp.open("w", encoding="utf-8") as out:
         yield out
         out.flush()
 

@@ -403,23 +403,23 @@ def count_documents(conn: apsw.Connection, f: FactFilter) -> int:
 
 # -- whole-vault export (DATA-2): every column a lossless round trip needs ------------------------
 
-_EXPORT_EXTRA = "c.thread_id, c.thread_seq, c.superseded_at, c.pinned_from, s.created_at"
+_EXPORT_EXTRA = "c.thread_id, c.thread_seq, c.superseded_at, c.pinned_from, s.created_at, c.sync_id"
 
 
 @reader
 def facts_for_export(conn: apsw.Connection, f: FactFilter, after_id: int = 0, limit: int = 1000) -> list[Fact]:
     """Facts in id order (keyset paging), with ``extra`` holding what only an export needs: its place
     in a conversation (``thread_id``, ``thread_seq``), ``superseded_at``, ``pinned_from`` (the source
-    a pinned fact had before) and ``source_created_at``."""
+    a pinned fact had before), ``source_created_at`` and ``sync_id`` (its global id, SYNC-1)."""
     where, params = f.where()
     sql = (f"SELECT {FACT_COLUMNS}, {_EXPORT_EXTRA} {_FROM} WHERE {where} AND c.id > ?"
            " ORDER BY c.id LIMIT ?")
     out = []
     for row in conn.execute(sql, [*params, after_id, limit]):
         fact = fact_from_row(row)
-        thread_id, thread_seq, superseded_at, pinned_from, source_created = row[-5:]
+        thread_id, thread_seq, superseded_at, pinned_from, source_created, sync_id = row[-6:]
         fact.extra.update(thread_id=thread_id, thread_seq=thread_seq, superseded_at=superseded_at,
-                          pinned_from=pinned_from, source_created_at=source_created)
+                          pinned_from=pinned_from, source_created_at=source_created, sync_id=sync_id)
         out.append(fact)
     return out
 

@@ -114,6 +114,11 @@ class Ids:
     def wanted(self, exported: int | None) -> int | None:
         return exported if self.keep else None
 
+    def keep_sync_id(self, exported: str | None) -> str | None:
+        """A memory's global id is kept with its id (into an empty vault: the same memory, moved or
+        restored); a copy into a vault that has memories is a new memory there, with a new one."""
+        return exported if self.keep else None
+
 
 def insert_rows(conn: apsw.Connection, change: Change, table: str, rows: Iterable[dict[str, Any]],
                 *, replace: bool = True) -> None:
@@ -177,7 +182,8 @@ def import_fact(conn: apsw.Connection, change: Change, m: dict[str, Any], predec
     fact_id = insert_fact(conn, change, text=m["text"], source_id=source_id, kind=m["kind"], project=m["project"],
                           scope=m["scope"], valid_at=m["valid_at"], valid_precision=m["valid_precision"],
                           created_at=m["created_at"], predecessor_id=predecessor, revision=m["revision"],
-                          fact_id=ids.wanted(m.get("id")), thread_id=thread,
+                          fact_id=ids.wanted(m.get("id")), sync_id=ids.keep_sync_id(m.get("sync_id")),
+                          thread_id=thread,
                           thread_seq=m.get("thread_seq") if thread is not None else None,
                           infer_thread="thread_id" not in m)  # a version 1 file: inferred, as it was
     if m.get("id") is not None:

@@ -16,7 +16,14 @@ import pytest
 from tests.support import file_hashes, run_cli
 from vodou_desktop import config
 from vodou_desktop.data import rolling
-from vodou_desktop.data.backup import VaultCounts, backup_vault, check_copy, restore_vault, write_manifest
+from vodou_desktop.data.backup import (
+    VaultCounts,
+    backup_vault,
+    check_copy,
+    manifest_path,
+    restore_vault,
+    write_manifest,
+)
 from vodou_desktop.errors import VaultUnavailable
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault
@@ -191,6 +198,9 @@ def test_a_copy_that_opens_but_fails_the_integrity_check_is_refused(vault_path: 
     before = file_hashes(vault_path)
     with pytest.raises(VaultUnavailable, match="integrity check"):
         check_copy(copy)
+    with pytest.raises(VaultUnavailable, match="does not match its manifest"):  # changed after it was made
+        restore_vault(copy, vault_path)
+    manifest_path(copy).unlink()  # a backup made before manifests: the integrity check still refuses it
     with pytest.raises(VaultUnavailable, match="integrity check"):
         restore_vault(copy, vault_path)
     assert file_hashes(vault_path) == before

@@ -13,6 +13,7 @@ import pytest
 from tests.support import file_hashes, run_cli
 from vodou_desktop.data.backup import backup_vault, manifest_path, restore_vault, verify_backup
 from vodou_desktop.errors import VaultUnavailable
+from vodou_desktop.ingest.doctor import Check
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.vault import Vault, cipher
 from vodou_desktop.vault.keystore import VaultKeyStore
@@ -139,7 +140,13 @@ def test_a_plain_backup_over_an_encrypted_vault_keeps_encryption_unless_told(vau
 
 
 def test_doctor_says_whether_the_latest_backup_verifies(vault_path: Path) -> None:
-    from vodou_desktop.ingest.doctor import check_latest_backup
+    from vodou_desktop import config
+    from vodou_desktop.data.rolling import backup_folder
+    from vodou_desktop.ingest.doctor import Setup, run_doctor
+
+    def check_latest_backup(vault: Vault) -> Check:
+        return next(c for c in run_doctor(vault, Setup(model=None, backups=backup_folder(config.load())))
+                    if c.name == "latest_backup")
 
     with Vault.open(vault_path) as vault:
         remember(vault, TEXT, Origin(kind="cli"))

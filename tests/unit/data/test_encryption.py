@@ -279,5 +279,5 @@ def test_an_empty_file_left_under_a_backups_name_does_not_stop_encrypt(tmp_path:
     empty.touch()
     result = run_cli("--vault", str(vault_path), "encrypt")
     assert result.code == 0, result.err
-    assert "1 half-written or empty copies" in result.out
+    assert "1 copy left half-written or empty by an interrupted operation was removed" in result.out
     assert not empty.exists() and all(p.stat().st_size > 0 for p in backups.iterdir())

@@ -15,6 +15,7 @@ from vodou_desktop.ingest import window as w
 from vodou_desktop.ingest.doctor import Setup, run_doctor
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.search.embedder import DEFAULT_MODEL
+from vodou_desktop.vault import Vault
 from vodou_desktop.vault.facts import insert_fact
 from vodou_desktop.vault.sources import stamp_source
 
@@ -55,11 +56,39 @@ def test_new_and_healthy_vaults_pass(vault, setup):
 
 def test_new_vault_passes_through_the_cli(vault_path):
     """The real command on a brand-new vault, source audits and all: exit 0 (it said "1 internal audit
-    failed" on every vault while the code audit flagged a write path)."""
+    failed" on every vault while the code audit flagged a write path). The vault is made first: a
+    --vault naming no vault is refused (tests/unit/cli/test_no_vault.py)."""
+    Vault.open(vault_path).close()
     res = run_cli("--vault", str(vault_path), "doctor")
     assert res.code == 0, res.out
     assert res.out.rstrip().endswith("All is well.") and "PROBLEM" not in res.out
     assert "ok    Encryption is off. `vodou encrypt` turns it on." in res.out
+
+
+def test_no_vault_yet_passes_and_creates_nothing(vodou_home, monkeypatch):
+    """A fresh install: the default vault is not made yet. Doctor says so, checks what it can, exits 0
+    and leaves the home folder as it was."""
+    monkeypatch.setenv("VODOU_EMBEDDER", "none")
+    before = sorted(vodou_home.rglob("*"))
+    res = run_cli("doctor")
+    assert res.code == 0, res.out + res.err
+    assert "No vault yet at" in res.out and res.out.rstrip().endswith("All is well.")
+    assert sorted(vodou_home.rglob("*")) == before
+    checks = json.loads(run_cli("doctor", "--json").out)["checks"]
+    assert [c["name"] for c in checks] == ["vault", "resources"]
+
+
+def test_a_vanished_default_vault_is_a_problem_naming_its_copy(vodou_home, monkeypatch):
+    """Copies of a vault beside where the default one should be (a restore interrupted between its
+    renames): a PROBLEM saying how to put it back, not "no vault yet"."""
+    monkeypatch.setenv("VODOU_EMBEDDER", "none")
+    assert run_cli("mem", "add", "the heron nests by the weir").code == 0
+    made = next(vodou_home.rglob("*.vodou.sqlite"))
+    kept = made.with_name(made.name + ".before-restore-20260101-000000")
+    made.rename(kept)
+    res = run_cli("doctor")
+    assert res.code == 1 and f"PROBLEM  No vault at {made}" in res.out and f"vodou restore {kept}" in res.out
+    assert not made.exists()
 
 
 def test_page_source_without_url_is_named(vault, setup):

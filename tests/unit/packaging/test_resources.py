@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from vodou_desktop import resources
+from vodou_desktop import paths, resources
 from vodou_desktop.cli.main import main as cli_main
 from vodou_desktop.governance import sensitive
+from vodou_desktop.vault import Vault
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -81,6 +82,9 @@ def test_doctor_json_names_the_missing_file(fake_install: Path, capsys: pytest.C
 def test_cli_reports_a_missing_list_without_a_traceback(fake_install: Path,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
     (fake_install / "sensitive" / "tax.txt").unlink()
+    made = paths.vault_path(None)  # sites get reads the vault's rules: one must exist
+    made.parent.mkdir(parents=True, exist_ok=True)
+    Vault.open(made).close()
     assert cli_main(["sites", "get", "www.chase.com"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("vodou: error: the sensitive-site list ") and "tax.txt is missing" in err
