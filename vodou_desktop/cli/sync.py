@@ -16,6 +16,7 @@ from vodou_desktop.errors import InvalidInput
 from vodou_desktop.sync import sealing
 from vodou_desktop.sync.engine import SyncEngine, resolve_join_key
 from vodou_desktop.vault import Vault, cipher
+from vodou_desktop.words import plural
 
 SYNC_KEY_ENV = "VODOU_SYNC_KEY"
 
@@ -155,11 +156,11 @@ def cmd_status(args: argparse.Namespace) -> int:
         print("this vault does not sync; `vodou sync setup FOLDER` starts (or `vodou sync join FOLDER`)")
         return 0
     print(f"'{status['name']}' syncs through {status['folder']}{' (paused)' if status['paused'] else ''}; "
-          f"last run {status['last_run'] or 'never'}; {status['pending_changes']} change(s) here not sent yet")
+          f"last run {status['last_run'] or 'never'}; {plural(status['pending_changes'], 'change')} here not sent yet")
     if not status["devices"]:
         print("no other device has joined yet")
     for d in status["devices"]:
-        state = "left" if d["left"] else f"{d['pending_files']} file(s) waiting"
+        state = "left" if d["left"] else f"{plural(d['pending_files'], 'file')} waiting"
         print(f"  {d['name'] or d['id']}: applied through change {d['last_applied']}, last change "
               f"{d['last_change_at'] or 'unknown'}, {state}")
     for line in status["problems"]:
