@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                        help="this computer's name as the other devices show it (default: its host name)")
     setup.add_argument("--key-file", metavar="PATH", help="write the join key into this new 0600 file instead of "
                                                           "printing it")
-    setup.set_defaults(func=cmd_setup)
+    setup.set_defaults(func=cmd_setup, needs_vault=True)
     join = actions.add_parser("join", help="another computer: join the synced vault in FOLDER")
     join.add_argument("folder")
     join.add_argument("--name", default=os.uname().nodename if hasattr(os, "uname") else "computer")
@@ -38,16 +38,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     join.set_defaults(func=cmd_join)
     now = actions.add_parser("now", help="send this vault's changes and apply the other computers' now")
     now.add_argument("--json", action="store_true")
-    now.set_defaults(func=cmd_now)
+    now.set_defaults(func=cmd_now, needs_vault=True)
     status = actions.add_parser("status", help="devices, last change applied, pending files, problems")
     status.add_argument("--json", action="store_true")
-    status.set_defaults(func=cmd_status)
+    status.set_defaults(func=cmd_status, needs_vault=True)
     for name, helptext, value in (("pause", "stop syncing in the background until resumed", True),
                                   ("resume", "sync in the background again", False)):
         act = actions.add_parser(name, help=helptext)
-        act.set_defaults(func=cmd_pause, paused=value)
+        act.set_defaults(func=cmd_pause, paused=value, needs_vault=True)
     leave = actions.add_parser("leave", help="stop syncing this computer (its memories stay here)")
-    leave.set_defaults(func=cmd_leave)
+    leave.set_defaults(func=cmd_leave, needs_vault=True)
 
 
 def _open(args: argparse.Namespace) -> Vault:
