@@ -83,7 +83,7 @@ def test_session_appended_while_watch_runs_is_captured_once(tmp_path, vault_path
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
-    assert "captured 23 prompts and 1 inbox files" in out
+    assert "captured 23 prompts and 1 inbox file;" in out  # words.plural: "1 inbox file"
     assert texts(vault_path, facts_of) == [
         ("My sister lives in Lisbon.", None),
         ("Our Atlas staging database is called atlas-stg.", "atlas"),
