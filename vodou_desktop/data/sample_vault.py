@@ -58,4 +58,4 @@ def sample_records(count: int, projects: tuple[str, ...] = PROJECTS, heron_every
 def fill_vault(vault: Vault, count: int, projects: tuple[str, ...] = PROJECTS,
                heron_every: int = 10) -> dict[str, int]:
     """Write ``count`` generated memories into an empty vault (one transaction)."""
-    return import_records(vault, sample_records(count, projects, heron_every))
+    return import_records(vault, sample_records(count, projects, heron_every)).counts
