@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                        help="this computer's name as the other devices show it (default: its host name)")
     setup.add_argument("--key-file", metavar="PATH", help="write the join key into this new 0600 file instead of "
                                                           "printing it")
-    setup.set_defaults(func=cmd_setup, needs_vault=True)
+    setup.set_defaults(func=cmd_setup)
     join = actions.add_parser("join", help="another computer: join the synced vault in FOLDER")
     join.add_argument("folder")
     join.add_argument("--name", default=os.uname().nodename if hasattr(os, "uname") else "computer")

@@ -29,13 +29,11 @@ CHANGES_EXISTING = {
     "opm erase": ["opm-1", "--yes"], "opm erase-all": ["--yes"], "projects remove": ["p"],
     "sites clear": ["a.example"], "undo": [], "projects default clear": [], "sync now": [], "sync pause": [],
     "sync resume": [], "sync leave": [],
-    # a typo in --vault must not publish a new empty vault to the synced folder
-    "sync setup": ["FOLDER", "--key-file", "KEYFILE"],
 }
 # Commands that add something: they make the vault on first use (sites default MODE sets a mode).
 CREATES = {"capture watch", "capture flush", "capture add", "import chatgpt", "import claude", "import vodou", "mcp",
            "mem add", "opm add", "projects add", "projects default set", "restore", "serve", "sites set",
-           "sites pause", "sync join"}
+           "sites pause", "sync setup", "sync join"}
 NO_VAULT = {"key restore", "pair", "pair list", "pair revoke", "opm forget", "opm forget-all"}  # refusals
 # Commands that never open a vault: they write an AI tool's or the desktop's configuration.
 OUTSIDE_THE_VAULT = {"mcp install", "mcp uninstall", "desktop install", "desktop uninstall"}
@@ -73,8 +71,7 @@ def test_reading_a_missing_vault_creates_nothing(tmp_path: Path, vodou_home: Pat
     every = {**READS, **CHANGES_EXISTING}
     commands = every if where == "--vault" else {c: every[c] for c in ("mem list", "stats", "undo")}
     for command, extra in commands.items():
-        given_paths = {"KEYFILE": str(tmp_path / "key.txt"), "FOLDER": str(tmp_path / "synced")}
-        argv = [*vault_arg, *command.split(), *(given_paths.get(a, a) for a in extra)]
+        argv = [*vault_arg, *command.split(), *(str(tmp_path / "key.txt") if a == "KEYFILE" else a for a in extra)]
         res = run_cli(*argv)
         assert res.code == 2, (command, res.out, res.err)
         assert res.err == f"vodou: error: no vault at {missing}; check {given} (nothing was created)\n", command
