@@ -57,6 +57,14 @@ REVIEWED: dict[str, str] = {
                                            "of facts a policy reader (facts_for_export) already let through",
     "vault/transfer.py:sources_by_id": "export: the source rows of facts and documents a policy reader "
                                        "(facts_for_export / documents_for_export) already let through, by id",
+    "vault/sync_store.py:read_value": "sync replication: one row's fields, by its sync id, sealed into a change "
+                                      "file for the person's own devices; it must read forgotten rows because the "
+                                      "forget itself is replicated (erased rows are gone and read as _GONE); "
+                                      "nothing reaches a person or an AI tool from here",
+    "vault/sync_store.py:_source": "sync replication and write path: the source row, by id, of a fact "
+                                   "read_value is sending or of a fact being pinned on merge (to copy it)",
+    "vault/sync_store.py:_carry_forget": "write path (sync merge): reads whether a fact is hidden by an active "
+                                         "forget to hide its later revisions too; returns ids, no text",
 }
 # Modules that ARE a policy: their SQL over governed columns is the policy's own implementation.
 POLICY_MODULES: dict[str, str] = {

@@ -30,11 +30,20 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     rm.add_argument("name")
     rm.set_defaults(func=cmd_remove, needs_vault=True)
     default = psub.add_parser("default", help="the project AI tools use when nothing else says (vodou mcp)")
-    default.add_argument("name", nargs="?", help="the project; without it, show the defaults set")
-    default.add_argument("--client", help="only for this AI tool (its MCP client name, e.g. claude-code)")
-    default.add_argument("--clear", action="store_true", help="remove the default (for --client, or for all)")
-    default.add_argument("--json", action="store_true")
-    default.set_defaults(func=cmd_default)
+    default.set_defaults(func=cmd_default, needs_vault=True, name=None, client=None, json=False,
+                         default_action="show")
+    dsub = default.add_subparsers(dest="default_action", metavar="ACTION")
+    show = dsub.add_parser("show", help="the defaults set (also what `vodou projects default` alone shows)")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(func=cmd_default, needs_vault=True)
+    set_ = dsub.add_parser("set", help="set the default project")
+    set_.add_argument("name", help="the project")
+    clear = dsub.add_parser("clear", help="remove the default (for --client, or the one for every AI tool)")
+    clear.set_defaults(func=cmd_default, needs_vault=True)
+    for action in (set_, clear):
+        action.add_argument("--client", help="only for this AI tool (its MCP client name, e.g. claude-code)")
+        action.add_argument("--json", action="store_true")
+    set_.set_defaults(func=cmd_default, needs_vault=False)
 
 
 def cmd_add(args: argparse.Namespace) -> int:
@@ -80,16 +89,14 @@ def cmd_remove(args: argparse.Namespace) -> int:
 def cmd_default(args: argparse.Namespace) -> int:
     """Set, clear or show the default project for MCP clients (stored in the vault's settings, so the
     app, the CLI and every ``vodou mcp`` process agree)."""
-    if args.clear and args.name:
-        raise InvalidInput("give a project name or --clear, not both")
     client = args.client.strip() if args.client else None
     if args.client is not None and not client:
         raise InvalidInput("--client needs the AI tool's name")
+    name = clean_project(args.name) if args.default_action == "set" else None
+    if args.default_action == "set" and name is None:
+        raise InvalidInput("project name is empty")
     with Runtime.open(args.vault, embedder="none") as rt:
-        if args.name or args.clear:
-            name = clean_project(args.name) if args.name else None
-            if args.name and name is None:
-                raise InvalidInput("project name is empty")
+        if args.default_action in ("set", "clear"):
             rt.vault.write(lambda c, ch: set_default_project(c, ch, name, client))
         defaults = rt.vault.read(all_default_projects)
     if args.json:

@@ -16,6 +16,7 @@ from vodou_desktop.errors import InvalidInput
 from vodou_desktop.sync import sealing
 from vodou_desktop.sync.engine import SyncEngine, resolve_join_key
 from vodou_desktop.vault import Vault, cipher
+from vodou_desktop.words import plural
 
 SYNC_KEY_ENV = "VODOU_SYNC_KEY"
 
@@ -37,16 +38,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     join.set_defaults(func=cmd_join)
     now = actions.add_parser("now", help="send this vault's changes and apply the other computers' now")
     now.add_argument("--json", action="store_true")
-    now.set_defaults(func=cmd_now)
+    now.set_defaults(func=cmd_now, needs_vault=True)
     status = actions.add_parser("status", help="devices, last change applied, pending files, problems")
     status.add_argument("--json", action="store_true")
-    status.set_defaults(func=cmd_status)
+    status.set_defaults(func=cmd_status, needs_vault=True)
     for name, helptext, value in (("pause", "stop syncing in the background until resumed", True),
                                   ("resume", "sync in the background again", False)):
         act = actions.add_parser(name, help=helptext)
-        act.set_defaults(func=cmd_pause, paused=value)
+        act.set_defaults(func=cmd_pause, paused=value, needs_vault=True)
     leave = actions.add_parser("leave", help="stop syncing this computer (its memories stay here)")
-    leave.set_defaults(func=cmd_leave)
+    leave.set_defaults(func=cmd_leave, needs_vault=True)
 
 
 def _open(args: argparse.Namespace) -> Vault:
@@ -155,11 +156,11 @@ def cmd_status(args: argparse.Namespace) -> int:
         print("this vault does not sync; `vodou sync setup FOLDER` starts (or `vodou sync join FOLDER`)")
         return 0
     print(f"'{status['name']}' syncs through {status['folder']}{' (paused)' if status['paused'] else ''}; "
-          f"last run {status['last_run'] or 'never'}; {status['pending_changes']} change(s) here not sent yet")
+          f"last run {status['last_run'] or 'never'}; {plural(status['pending_changes'], 'change')} here not sent yet")
     if not status["devices"]:
         print("no other device has joined yet")
     for d in status["devices"]:
-        state = "left" if d["left"] else f"{d['pending_files']} file(s) waiting"
+        state = "left" if d["left"] else f"{plural(d['pending_files'], 'file')} waiting"
         print(f"  {d['name'] or d['id']}: applied through change {d['last_applied']}, last change "
               f"{d['last_change_at'] or 'unknown'}, {state}")
     for line in status["problems"]:

@@ -318,7 +318,7 @@ def verify_backup(path: Path, key: str | None = None) -> Verification:
                                "changed or damaged after it was made; it was not used.")
     counts = check_copy(path, key if key is not None else key_for(path))
     if manifest is not None and manifest.get("memories") != counts.memories:
-        raise VaultUnavailable(f"The backup {path} holds {counts.memories} memories where its manifest says "
+        raise VaultUnavailable(f"The backup {path} holds {plural(counts.memories, 'memory')} where its manifest says "
                                f"{manifest.get('memories')}; it was not used.")
     return Verification(path, counts, key_for(path) is not None, digest, manifest)
 

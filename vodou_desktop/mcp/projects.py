@@ -6,7 +6,7 @@
 3. the client's roots, mapped to projects through ``vodou projects`` (the longest project folder
    that contains the root wins, as for terminal captures);
 4. without roots, the server's working folder, mapped the same way;
-5. the default project in the vault's settings (``vodou projects default NAME``), the one set for
+5. the default project in the vault's settings (``vodou projects default set NAME``), the one set for
    this client first, then the one for every client;
 6. none: global memories only, so a client in an unmapped folder never sees a project's memories.
 

@@ -23,6 +23,7 @@ from watchdog.observers import Observer
 from vodou_desktop.errors import KnownError
 from vodou_desktop.sync.engine import RunReport, SyncEngine
 from vodou_desktop.vault import Change, Vault
+from vodou_desktop.words import plural
 
 log = logging.getLogger(__name__)
 SYNCED_TABLES = frozenset({"chunks", "operations", "site_rules", "operator_memory", "*"})
@@ -139,7 +140,7 @@ class BackgroundSync:
             more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
             self._set(SyncState("problem", problems[0] + more))
         elif report.waiting:
-            self._set(SyncState("syncing", f"waiting for {sum(report.waiting.values())} file(s) to arrive"))
+            self._set(SyncState("syncing", f"waiting for {plural(sum(report.waiting.values()), 'file')} to arrive"))
         else:
             self._set(SyncState("synced"))
 

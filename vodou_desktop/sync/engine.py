@@ -40,6 +40,7 @@ from vodou_desktop.vault.clock import now_iso
 from vodou_desktop.vault.connection import scalar
 from vodou_desktop.vault.hlc import Clock, ms_of
 from vodou_desktop.vault.settings_store import get_setting, set_setting
+from vodou_desktop.words import plural
 
 log = logging.getLogger(__name__)
 SNAPSHOT_EVERY = 32  # own change files between two snapshots
@@ -84,12 +85,12 @@ class RunReport:
         out = []
         if self.bootstrapped_from:
             out.append(f"joined from the snapshot of device {self.bootstrapped_from}")
-        out.append(f"sent {len(self.sent)} change file(s); applied {sum(self.applied.values())} from "
-                   f"{len(self.applied)} device(s)")
+        out.append(f"sent {plural(len(self.sent), 'change file')}; applied {sum(self.applied.values())} from "
+                   f"{plural(len(self.applied), 'device')}")
         if self.erased:
-            out.append(f"erased {self.erased} row(s) here; rewrote {self.rewritten} of this device's files "
+            out.append(f"erased {plural(self.erased, 'row')} here; rewrote {self.rewritten} of this device's files "
                        "without them")
-        out += [f"waiting: {n} file(s) of device {d} wait for an earlier one to arrive"
+        out += [f"waiting: {plural(n, 'file')} of device {d}, until an earlier one arrives"
                 for d, n in self.waiting.items()]
         return out + self.warnings
 
@@ -129,7 +130,7 @@ class SyncEngine:
             raise Conflict("This vault already syncs; run `vodou sync leave` first to change folder.")
         others = [d for d in SyncFolder(folder).entries()]
         if not joining and others:
-            raise Conflict(f"{folder} already holds a synced vault ({len(others)} device(s)): join it with "
+            raise Conflict(f"{folder} already holds a synced vault ({plural(len(others), 'device')}): join it with "
                            "`vodou sync join` and its key instead.")
         keys = FolderKeys.from_secret(secret)
         if joining:
@@ -447,7 +448,7 @@ class SyncEngine:
             if needed is None:
                 report.bootstrapped_from = devices[device].get("name") or device
         elif needed:
-            report.warnings.append(f"waiting: {len(needed)} device(s) compacted change files this device still "
+            report.warnings.append(f"waiting: {plural(len(needed), 'device')} compacted change files this device still "
                                    "needs; their next snapshot brings them")
         else:
             self.vault.write(lambda conn, change: set_setting(conn, change, S["bootstrap"], "0"))

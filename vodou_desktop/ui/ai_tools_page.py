@@ -15,6 +15,7 @@ from vodou_desktop.errors import InvalidInput
 from vodou_desktop.mcp.overview import ClientSetup, ToolWriter, client_setups, tool_writers
 from vodou_desktop.mcp.projects import set_default_project
 from vodou_desktop.ui.services import Services
+from vodou_desktop.ui.style import help_label, problem_label
 from vodou_desktop.ui.table_model import Column, RecordTableModel
 from vodou_desktop.vault.facts import clean_project
 
@@ -38,11 +39,11 @@ class AiToolsPage(QWidget):
         self.writers: RecordTableModel[ToolWriter] = RecordTableModel(WRITER_COLUMNS, self)
         self.client_view = self._table(self.clients, "AI tools and their configuration")
         self.writer_view = self._table(self.writers, "What each AI tool wrote")
-        self.summary = QLabel(wordWrap=True, styleSheet="color: gray")
+        self.summary = help_label()
         self.project = QLineEdit(placeholderText="project, e.g. alpha", clearButtonEnabled=True)
         self.project.setAccessibleName("Default project")
         self.set_button = QPushButton("Set default project")
-        self.problem = QLabel(wordWrap=True, styleSheet="color: #b00020")
+        self.problem = problem_label()
         self._layout()
         self.set_button.clicked.connect(self.set_default)
 

@@ -37,6 +37,7 @@ from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.vault_swap import VaultSwap
 from vodou_desktop.vault import cipher
 from vodou_desktop.vault.cipher import key_for
+from vodou_desktop.words import plural
 
 FILE_ACTIONS = {"backup": "Back up…", "restore": "Restore…", "export": "Export…"}
 
@@ -94,7 +95,8 @@ class BackupFlow(QObject):
             return write_export_file(path, lambda out: write_jsonl(vault, ExportScope(), out), replace=True)
 
         self._services.ops.run(work, lambda counts: self._services.messages.info(
-            f"Exported {counts.get('memory', 0)} memories and {counts.get('document', 0)} library documents "
+            f"Exported {plural(counts.get('memory', 0), 'memory')} and "
+            f"{plural(counts.get('document', 0), 'library document')} "
             f"to {path} (forgotten ones left out)"), owner=self)
 
     def restore(self) -> None:

@@ -13,6 +13,7 @@ from vodou_desktop.ui.forget_dialog import ForgetSiteDialog
 from vodou_desktop.ui.long_work import JobProgressDialog, backfill_job
 from vodou_desktop.ui.pair_dialog import PairDialog, browser_label, spaced_code
 from vodou_desktop.ui.settings_dialog import SettingsDialog
+from vodou_desktop.words import plural
 
 
 class Commands:
@@ -88,7 +89,7 @@ class Commands:
             if approvals_tab is not None:
                 approvals_tab.refresh()  # type: ignore[attr-defined]
             if payload.get("pending") and self.d.tray is not None:
-                self.d.tray.notify("Vodou", f"{payload['pending']} action(s) wait for your approval")
+                self.d.tray.notify("Vodou", f"{plural(payload['pending'], 'action')} waiting for your approval")
 
     def show_error(self, text: str) -> None:
         if self.d.tray is not None:

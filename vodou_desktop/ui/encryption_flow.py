@@ -35,6 +35,7 @@ from vodou_desktop.ui.prompts import ask_to_confirm
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.style import help_label
 from vodou_desktop.vault import cipher
+from vodou_desktop.words import plural
 
 OFFERED_KEY = "encryption.offered"  # settings.extra: the first-run offer was made (asked once)
 EXPLAIN = ("This is your vault's recovery key. Vodou keeps the key itself in this computer's keyring, so you "
@@ -49,7 +50,7 @@ OFFER = ("Vodou can encrypt your memory vault on this computer, so that a copy o
 
 def encrypt_sentence(vault: Path, key: str, progress: Progress, settings: config.Settings) -> str:
     report = encrypt_vault(vault, key, progress, settings)
-    more = f" {report.backups_converted} earlier backups were encrypted too." if report.backups_converted else ""
+    more = f" {plural(report.backups_converted, 'earlier backup')} encrypted too." if report.backups_converted else ""
     if report.not_reached_sentence():
         more += f" {report.not_reached_sentence()[0].upper()}{report.not_reached_sentence()[1:]}."
     first = (f"A verified copy was made first: {report.backup}." if report.backup else

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from vodou_desktop.cli.sync import setup_secret
 from vodou_desktop.sync.engine import SyncEngine, resolve_join_key
 from vodou_desktop.ui.services import Services
+from vodou_desktop.words import plural
 
 EMPTY = ("Sync keeps this vault in step with your other computers through a folder your sync engine "
          "(Syncthing, Nextcloud, Dropbox, a USB stick) already keeps in step. Nothing goes to a server of ours. "
@@ -120,7 +121,7 @@ class SyncSettingsPage(QWidget):
         if not status["devices"]:
             self.devices.addItem("No other computer has joined yet: run “Join…” (or `vodou sync join`) there.")
         for d in status["devices"]:
-            state = "left" if d["left"] else f"{d['pending_files']} file(s) waiting"
+            state = "left" if d["left"] else f"{plural(d['pending_files'], 'file')} waiting"
             self.devices.addItem(f"{d['name'] or d['id']} — applied through change {d['last_applied']}, last change "
                                  f"{d['last_change_at'] or 'unknown'}, {state}")
         problems = list(status["problems"])

@@ -18,8 +18,8 @@ from vodou_desktop.cli.main import build_parser
 READS = {
     "backup": [], "doctor": [], "export": [], "key show": [], "key save": ["KEYFILE"], "mem search": ["heron"],
     "mem show": ["1"], "mem list": [], "mem entity": ["Ann"], "opm list": [], "opm export": [],
-    "projects list": [], "recall": [], "sites list": [], "sites get": ["a.example"], "sites default": [],
-    "stats": [],
+    "projects list": [], "projects default": [], "projects default show": [], "recall": [], "sites list": [],
+    "sites get": ["a.example"], "sites default": [], "stats": [], "sync status": [],
 }
 # Commands that change what is already in a vault: with none, there is nothing for them to act on.
 CHANGES_EXISTING = {
@@ -27,12 +27,16 @@ CHANGES_EXISTING = {
     "mem correct": ["1", "new"], "mem pin": ["1"], "mem move": ["1", "--global"], "mem forget": ["1"],
     "mem erase": ["1", "--yes"], "mem unsupersede": ["1"], "opm correct": ["opm-1", "new"], "opm reauth": ["opm-1"],
     "opm erase": ["opm-1", "--yes"], "opm erase-all": ["--yes"], "projects remove": ["p"],
-    "sites clear": ["a.example"], "undo": [],
+    "sites clear": ["a.example"], "undo": [], "projects default clear": [], "sync now": [], "sync pause": [],
+    "sync resume": [], "sync leave": [],
 }
 # Commands that add something: they make the vault on first use (sites default MODE sets a mode).
 CREATES = {"capture watch", "capture flush", "capture add", "import chatgpt", "import claude", "import vodou", "mcp",
-           "mem add", "opm add", "projects add", "restore", "serve", "sites set", "sites pause"}
+           "mem add", "opm add", "projects add", "projects default set", "restore", "serve", "sites set",
+           "sites pause", "sync setup", "sync join"}
 NO_VAULT = {"key restore", "pair", "pair list", "pair revoke", "opm forget", "opm forget-all"}  # refusals
+# Commands that never open a vault: they write an AI tool's or the desktop's configuration.
+OUTSIDE_THE_VAULT = {"mcp install", "mcp uninstall", "desktop install", "desktop uninstall"}
 
 
 def _leaves(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> Iterator[str]:
@@ -45,7 +49,7 @@ def _leaves(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> Iter
 
 
 def test_every_command_is_placed() -> None:
-    placed = [*READS, *CHANGES_EXISTING, *CREATES, *NO_VAULT, "sites default"]
+    placed = [*READS, *CHANGES_EXISTING, *CREATES, *NO_VAULT, *OUTSIDE_THE_VAULT]
     assert set(_leaves(build_parser())) == set(placed)
 
 
@@ -88,3 +92,12 @@ def test_adding_makes_the_vault_on_first_use(tmp_path: Path, monkeypatch: pytest
     assert run_cli("--vault", str(tmp_path / "other.sqlite"), "mem", "add", "first").code == 0
     listed = run_cli("--vault", str(tmp_path / "other.sqlite"), "mem", "list", "--json")
     assert [f["text"] for f in json.loads(listed.out)] == ["first"]
+
+
+def test_installing_into_an_ai_tool_opens_no_vault(tmp_path: Path) -> None:
+    missing = tmp_path / "v.sqlite"
+    for action in ("install", "uninstall"):
+        res = run_cli("--vault", str(missing), "mcp", action, "claude-desktop", "--dry-run",
+                      "--config", str(tmp_path / "claude.json"))
+        assert res.code == 0, (action, res.err)
+    assert not missing.exists() and not (tmp_path / "claude.json").exists()

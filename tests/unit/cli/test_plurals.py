@@ -24,7 +24,8 @@ NOUNS = ("memory", "library document", "operator memory", "prompt", "conversatio
          "site rule", "earlier revision", "earlier backup", "inbox file", "flush", "action", "site", "Library page",
          "internal audit", "memory updated", "set of near-duplicates", "project")
 PACKAGE = Path(vodou_desktop.__file__).parent
-SOURCES = [*sorted((PACKAGE / "cli").glob("*.py")), PACKAGE / "data" / "backup.py"]
+SOURCES = [*sorted((PACKAGE / "cli").glob("*.py")), *sorted((PACKAGE / "sync").glob("*.py")),
+           *sorted((PACKAGE / "ui").glob("*.py")), PACKAGE / "data" / "backup.py"]
 
 
 def _plural_form(noun: str) -> str:

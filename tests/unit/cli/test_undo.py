@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.support import run_cli
+from vodou_desktop.governance.forget import Forgetting
 from vodou_desktop.ingest.remember import Origin, save_document
 from vodou_desktop.vault import Vault
 from vodou_desktop.vault import retraction as r
@@ -30,8 +32,15 @@ def _visible(v: list[str]) -> list[str]:
     return sorted(f["text"] for f in json.loads(run_cli(*v, "mem", "list", "--json").out))
 
 
-# Every kind the journal can undo, the command that makes it, and what `vodou undo` then says.
-UNDOABLE = {
+def _an_ai_tool_corrects_memory_2(v: list[str]) -> None:
+    """A correction comes only from an AI tool (the MCP ``correct`` tool), never from a command."""
+    with Vault.open(Path(v[1])) as vault:
+        Forgetting(vault).correct_fact(2, "Ferns like deep shade", by="claude")
+    assert _visible(v) == ["Ferns like deep shade", "The heron nests by the mill"]
+
+
+# Every kind the journal can undo, the command (or AI tool) that makes it, and what `vodou undo` then says.
+UNDOABLE: dict[str, tuple[list[str] | Callable[[list[str]], None], str]] = {
     r.FORGET_FACT_KIND: (["mem", "forget", "2"], "undid forgetting memory #2 (just now): 1 memory visible again"),
     r.FORGET_KIND: (["mem", "forget", "--host", "birds.example"],
                     "undid forgetting the memories from birds.example (just now): 1 memory visible again"),
@@ -39,6 +48,9 @@ UNDOABLE = {
                          "undid forgetting the memories written by cli (just now): 2 memories visible again"),
     r.FORGET_DOCUMENT_KIND: (["mem", "forget", "--document", "1"],
                              "undid forgetting library document #1 (just now): the document is visible again"),
+    r.CORRECT_FACT_KIND: (_an_ai_tool_corrects_memory_2,
+                          "undid an AI tool's correction (memory #4) (just now): memory #4 is hidden and #2,"
+                          " the one it corrected, is back"),
 }
 
 
@@ -49,9 +61,12 @@ def test_every_undoable_kind_is_covered() -> None:
 @pytest.mark.parametrize("kind", sorted(UNDOABLE))
 def test_undo_the_last_forget_in_words(vault_arg: list[str], kind: str) -> None:
     before = _visible(vault_arg)
-    argv, said = UNDOABLE[kind]
-    done = run_cli(*vault_arg, *argv)
-    assert done.code == 0 and "Undo: vodou undo " in done.out, done.err
+    make, said = UNDOABLE[kind]
+    if callable(make):
+        make(vault_arg)
+    else:
+        done = run_cli(*vault_arg, *make)
+        assert done.code == 0 and "Undo: vodou undo " in done.out, done.err
     undone = run_cli(*vault_arg, "undo")
     assert undone.code == 0, undone.err
     assert undone.out.strip() == said

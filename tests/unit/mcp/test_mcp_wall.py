@@ -33,7 +33,7 @@ def world(vault_path: Path) -> Iterator[tuple[MemoryTools, dict[str, int]]]:
            "alpha": remember(vault, "alpha memory about betasecretwords neighbours", mcp, project="alpha")}
     Forgetting(vault).forget_fact(ids["forgotten"])
     ids["new"] = correct(vault, ids["old"], "the corrected version")
-    yield MemoryTools(runtime, model_deadline=0), ids
+    yield MemoryTools(runtime), ids
     runtime.close()
 
 

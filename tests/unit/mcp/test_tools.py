@@ -18,7 +18,7 @@ SENTINEL = "zanzibarquokka"
 @pytest.fixture
 def tools(vault_path: Path) -> Iterator[MemoryTools]:
     runtime = Runtime.open(vault_path, embedder="none")
-    yield MemoryTools(runtime, model_deadline=0)
+    yield MemoryTools(runtime)
     runtime.close()
 
 

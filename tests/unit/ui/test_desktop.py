@@ -235,8 +235,9 @@ def test_a_mode_set_in_the_sites_tab_is_what_the_bridge_returns(qtbot, desktop):
 
 
 def test_the_browser_tabs_use_the_app_services(qtbot, desktop):
-    assert list(desktop.browser.extra_tabs) == ["Sites", "Operator memory", "Approvals"]
+    assert list(desktop.browser.extra_tabs) == ["Sites", "Operator memory", "Approvals", "AI tools"]
     assert desktop.browser.extra_tabs["Approvals"]._gate is desktop.bridge_services.gate  # the panel's gate
+    assert desktop.browser.extra_tabs["AI tools"]._services is desktop.services  # the app's vault and workers
     assert desktop.services.sites is desktop.sites and desktop.services.forgetting is desktop.forgetting
 
 

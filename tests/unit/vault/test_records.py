@@ -20,7 +20,7 @@ def test_a_memory_added_with_a_url_is_page_data_to_mcp(vault_path: Path) -> None
     fact_id = json.loads(added.out)["id"]
     runtime = Runtime.open(vault_path, embedder="none")
     try:
-        memory = MemoryTools(runtime, model_deadline=0).call("get_memory", {"id": fact_id}, Caller("unit"))["memory"]
+        memory = MemoryTools(runtime).call("get_memory", {"id": fact_id}, Caller("unit"))["memory"]
     finally:
         runtime.close()
     assert memory["provenance"]["source"] not in PAGE_KINDS  # a URL alone makes it page data
