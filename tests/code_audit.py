@@ -46,13 +46,6 @@ REVIEWED: dict[str, str] = {
                                    "decide whether they share a conversation; nothing is shown or returned",
     "vault/schema.py:_m0004_threads": "migration: numbers existing facts into threads; reads no text and "
                                       "returns nothing",
-    "vault/sync_store.py:read_value": "sync: reads one memory by its global id, forgotten or not, to send its "
-                                      "fields to the person's own devices (the forget state is one of the "
-                                      "fields that travel; erased memories are gone and tombstoned); nothing "
-                                      "is shown or searched",
-    "vault/sync_store.py:_source": "sync: the source row of a memory read_value is sending, by id",
-    "vault/sync_store.py:_carry_forget": "sync apply: applies the forget policy (a memory hidden by an active "
-                                         "forget hides its later revisions); returns only row ids",
     "vault/transfer.py:source_events_for": "export: the input labels (source_events) of the capture batches "
                                            "of facts a policy reader (facts_for_export) already let through",
     "vault/transfer.py:sources_by_id": "export: the source rows of facts and documents a policy reader "
