@@ -52,22 +52,22 @@ def test_projects_without_folders_and_the_default_in_settings(tmp_path: Path) ->
         assert {(p["name"], p["memories"], p["folder"]) for p in listed["projects"]} == {("alpha", 1, None),
                                                                                          ("beta", 1, None)}
         assert listed["global_memories"] == 1
-        assert run_cli("--vault", str(vault), "projects", "default", "beta").code == 0
+        assert run_cli("--vault", str(vault), "projects", "default", "set", "beta").code == 0
         found = client.call("search_memory", {"query": "betaword"})  # the setting is read on each call
         assert [r["id"] for r in found["results"]] == [ids["beta"]]
         assert found["project"] == "beta" and found["project_reason"] == "default project in settings"
-        assert run_cli("--vault", str(vault), "projects", "default", "alpha", "--client", client.client_name).code == 0
+        assert run_cli("--vault", str(vault), "projects", "default", "set", "alpha", "--client", client.client_name).code == 0
         mine = client.call("search_memory", {"query": "alphaword"})
         assert mine["project"] == "alpha" and mine["project_reason"] == f"default project for {client.client_name}" \
                                                                         " in settings"
-        shown = run_cli("--vault", str(vault), "projects", "default", "--json")
+        shown = run_cli("--vault", str(vault), "projects", "default", "show", "--json")
         assert json.loads(shown.out) == {"all_clients": "beta", "clients": {client.client_name: "alpha"}}
 
 
 def test_roots_are_asked_once_and_a_silent_client_costs_one_wait(tmp_path: Path) -> None:
     vault = tmp_path / "vault.sqlite"
     _seed(vault)
-    assert run_cli("--vault", str(vault), "projects", "default", "beta").code == 0
+    assert run_cli("--vault", str(vault), "projects", "default", "set", "beta").code == 0
     asked: list[int] = []
 
     async def never_answers(context: Any) -> types.ListRootsResult:
