@@ -56,7 +56,8 @@ def test_projects_without_folders_and_the_default_in_settings(tmp_path: Path) ->
         found = client.call("search_memory", {"query": "betaword"})  # the setting is read on each call
         assert [r["id"] for r in found["results"]] == [ids["beta"]]
         assert found["project"] == "beta" and found["project_reason"] == "default project in settings"
-        assert run_cli("--vault", str(vault), "projects", "default", "set", "alpha", "--client", client.client_name).code == 0
+        assert run_cli("--vault", str(vault), "projects", "default", "set", "alpha",
+                       "--client", client.client_name).code == 0
         mine = client.call("search_memory", {"query": "alphaword"})
         assert mine["project"] == "alpha" and mine["project_reason"] == f"default project for {client.client_name}" \
                                                                         " in settings"
