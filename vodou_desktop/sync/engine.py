@@ -457,8 +457,7 @@ class SyncEngine:
     def _rewrite_own(self, cfg: SyncConfig, folder: SyncFolder, report: RunReport) -> None:
         """Every own change file that holds an erased row, or an operation's target since redacted, is written
         again without it (its next generation); the snapshot too. Then the WAL is flushed."""
-        gone, targets = self.vault.read(lambda c: (st.tombstones(c), {
-            str(k): t for k, t in c.execute("SELECT id, target FROM operations")}))
+        gone, targets = self.vault.read(lambda c: (st.tombstones(c), st.sent_targets(c)))
         for seq, path in sorted(folder.change_files(cfg.device).items()):
             data = read_bytes(path)
             if data is None:

@@ -208,6 +208,15 @@ def read_value(conn: apsw.Connection, entity: str, key: str, fld: str) -> Any:
     raise ValueError(f"unknown sync field {entity}.{fld}")
 
 
+def sent_targets(conn: apsw.Connection) -> dict[str, str]:
+    """Every operation's target as its change records carry it now (after a redaction, the redacted form).
+    Operations that name a memory are left out: they carry its global id, which a redaction never changes,
+    and their row id here must never replace it."""
+    kinds = ",".join("?" * len(FACT_TARGET_KINDS))
+    return {str(k): t for k, t in conn.execute(
+        f"SELECT id, target FROM operations WHERE kind NOT IN ({kinds})", FACT_TARGET_KINDS)}
+
+
 # -- clocks and tombstones -----------------------------------------------------------------------------
 
 def clock_of(conn: apsw.Connection, entity: str, key: str, fld: str) -> str | None:

@@ -251,3 +251,27 @@ def fact_id_any(vault: Vault, text: str) -> int:
     row = vault.read(lambda c: c.execute("SELECT id FROM chunks WHERE text = ?", (text,)).fetchone())
     assert row is not None
     return int(row[0])
+
+
+@pytest.mark.parametrize("sent_before_erase", [False, True])
+def test_an_erase_rewrites_own_files_without_breaking_operations_that_name_other_memories(
+        trio: list[Device], sent_before_erase: bool) -> None:
+    """Rewriting this device's files after an erase keeps every other record as it was sent: an operation that
+    names a memory (a forget, a correction) still names it by its global id, so it applies everywhere."""
+    rng = random.Random(12)
+    laptop, desktop, tablet = trio
+    connect(trio, rng)
+    for text in ("kept and forgotten", "kept and corrected", "CANARY-e2 erased"):
+        remember(laptop.vault, text, CLI)
+    forgetting = Forgetting(laptop.vault)
+    forgetting.forget_fact(fact_id(laptop.vault, "kept and forgotten"))
+    forgetting.correct_fact(fact_id(laptop.vault, "kept and corrected"), "kept, corrected by a tool", by="claude")
+    if sent_before_erase:
+        laptop.run()
+    forgetting.erase_fact(fact_id(laptop.vault, "CANARY-e2 erased"))
+    settle(trio, rng)
+    for d in (desktop, tablet):
+        assert state(d.vault, "kept and forgotten")["forgotten"], d.name
+        assert state(d.vault, "kept and corrected")["superseded"], d.name
+        assert not any(b"CANARY-e2" in t for t in plaintexts(d.folder)), d.name
+    assert normalized_export(laptop.vault) == normalized_export(desktop.vault) == normalized_export(tablet.vault)

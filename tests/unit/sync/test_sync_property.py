@@ -7,7 +7,7 @@ import random
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as hs
 
 from tests.unit.sync.support import connect, make_devices, normalized_export, settle, shuttle
@@ -70,6 +70,8 @@ def _apply(vault: Vault, op: str, n: int) -> None:
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(devices=hs.integers(2, 3), steps=hs.lists(step, min_size=4, max_size=16), seed=hs.integers(0, 10_000))
+# found by this test: the rewrite after an erase put a forget's local row id in its already-written record
+@example(devices=2, steps=[(0, "add", 0), (0, "add", 0), (0, "forget", 0), (0, "erase", 0)], seed=1)
 def test_random_operations_and_deliveries_converge(devices: int, steps: list[tuple[int, str, int]],
                                                    seed: int) -> None:
     rng = random.Random(seed)
