@@ -7,7 +7,7 @@ Each path's scores are normalised over the query's candidates, then blended with
 - ``rrf``: reciprocal rank ``1 / (60 + rank)``.
 ``adaptive`` > 0 scales the keyword weight by how strongly the keywords matched: the best bm25 over
 ``adaptive`` (capped at 1), so a query whose words barely match leans on meaning.
-Which method and weights: ``python -m bench.tune --split dev`` (bench/RESULTS.md).
+Which method and weights: ``python -m bench.quality --set locomo --cv`` (bench/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ class FusionParams:
     after_share: float = 0.0  # share of the next turn's score (the reply to it)
     context_weight: float = 0.2  # bm25 weight of the context words (a dated memory's date)
     coverage: float = 0.0  # boost per share of the query's distinct terms a candidate holds (1 + c * share)
-    second_hop: float = 0.0  # weight of a second keyword pass expanded with the first hop's distinctive words
+    second_hop: float = 0.0  # weight of a second keyword pass: the question plus the first hop's distinctive words
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:

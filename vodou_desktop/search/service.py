@@ -62,6 +62,7 @@ MAX_QUERY_CHARS = 10_000
 HOP_ANCHORS = 3  # the second hop expands the query with words of this many best first-hop candidates
 HOP_WORDS = 5  # ... this many of them
 HOP_CANDIDATE_WORDS = 40  # words looked up in the index (their chunk counts) per query, at most
+HOP_POOL = 50  # rows the second pass reads
 
 
 @dataclass(frozen=True)
@@ -249,8 +250,9 @@ class SearchService:
             rows.update((r.id, r) for r in q.rank_rows(conn, sorted(extra), filt))
         cands.facts = rows
         cands.filt = filt
-        if params.coverage:
-            cands.coverage = self._coverage(conn, text, filt, sorted(rows))
+        if params.coverage:  # for the anchors and their neighbours: what can reach the top (bench/RESULTS.md)
+            near = cands.anchors | set(cands.before.values()) | set(cands.after.values())
+            cands.coverage = self._coverage(conn, text, filt, sorted(near.intersection(rows)))
         return cands
 
     # -- term features -------------------------------------------------------------------
@@ -280,9 +282,13 @@ class SearchService:
     def _second_hop(self, conn: Any, text: str, filt: FactFilter, pre: dict[int, float], cands: Candidates,
                     rows: dict[int, q.RankRow], qvec: np.ndarray | None, context_weight: float) -> None:
         """A second keyword pass for questions whose answer lies in a turn that shares words with the
-        first hop's best turns rather than with the question (RM3-style expansion): the query's rare
-        words plus the ``HOP_WORDS`` most distinctive words of the ``HOP_ANCHORS`` best candidates
-        (fewest chunks holding them, and held by at least one other chunk)."""
+        first hop's best turns rather than with the question (RM3-style expansion): the question
+        expanded with the ``HOP_WORDS`` most distinctive words of the ``HOP_ANCHORS`` best candidates
+        (fewest chunks holding them, and held by at least one other chunk).
+
+        bm25 adds up over a query's terms, so only the added words are matched here (a few rare
+        words: a cheap pass) and a row's strength for the expanded question is its first-pass
+        strength plus its strength for the added words."""
         best = [i for i, _ in sorted(pre.items(), key=itemgetter(1), reverse=True)[:HOP_ANCHORS]]
         if not best:
             return
@@ -293,29 +299,33 @@ class SearchService:
                 if len(word) > 2 and not word.isdigit() and word not in keyword.STOPWORDS:
                     seen.setdefault(word, None)
         words = [w for w in seen if not asked.intersection(self._tokens(conn, w, stem=True))]
-        cap = _common_cap(conn)
-        counts = {w: self._doc_count(conn, w, cap) for w in words[:HOP_CANDIDATE_WORDS]}
+        memo = self._memo(conn)
+        cap = memo[2]
+        counts = {w: self._doc_count(memo, conn, w) for w in words[:HOP_CANDIDATE_WORDS]}
         picked = sorted((w for w, n in counts.items() if 2 <= n < cap), key=lambda w: (counts[w], w))[:HOP_WORDS]
         if not picked:
             return
-        terms = [t for t in keyword.terms(text) if t not in self._common_terms(conn, keyword.terms(text))]
-        expr = " OR ".join(keyword.quote(t) for t in dict.fromkeys([*terms, *picked]))
-        ranked = q.keyword_rank_rows(conn, expr, filt, KEYWORD_POOL, context_weight)
-        cands.hop = {row.id: -score for row, score in ranked}
+        ranked = q.keyword_rank_rows(conn, " OR ".join(keyword.quote(w) for w in picked), filt, HOP_POOL,
+                                     context_weight)
+        hop = dict(cands.kw)
+        for row, score in ranked:
+            hop[row.id] = hop.get(row.id, 0.0) - score
+        cands.hop = hop
         cands.hop_words = picked
         new = [row for row, _ in ranked if row.id not in rows]
         rows.update((row.id, row) for row in new)
         if qvec is not None and new:
             cands.vec.update(self._cosines(conn, qvec, [row.id for row in new]))
 
-    def _doc_count(self, conn: Any, word: str, cap: int) -> int:
-        """How many chunks hold ``word`` (up to ``cap``), remembered like the common terms."""
-        memo: dict[str, int] = self._memo(conn)[4]
-        if word not in memo:
-            if len(memo) > COMMON_MEMO_SIZE:
-                memo.clear()
-            memo[word] = q.term_doc_count(conn, keyword.quote(word), cap)
-        return memo[word]
+    @staticmethod
+    def _doc_count(memo: tuple[Any, int, int, dict[str, bool], dict[str, int]], conn: Any, word: str) -> int:
+        """How many chunks hold ``word`` (up to the common cap), remembered like the common terms."""
+        known = memo[4]
+        if word not in known:
+            if len(known) > COMMON_MEMO_SIZE:
+                known.clear()
+            known[word] = q.term_doc_count(conn, keyword.quote(word), memo[2])
+        return known[word]
 
     def _cosines(self, conn: Any, qvec: np.ndarray, ids: list[int]) -> dict[int, float]:
         """Cosine of ``qvec`` with each of ``ids`` that has a vector of the index's model: from the
