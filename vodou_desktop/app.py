@@ -58,6 +58,14 @@ NO_TRAY = ("No system tray was found on this desktop, so Vodou runs in this wind
            "Closing it quits Vodou.")
 
 
+def app_browser(services: Services, actions: ActionRegistry | None = None) -> MemoryBrowser:
+    """The memory browser with every tab the app gives it: the browser's own, then AI tools (the MCP
+    clients, what each AI tool wrote, their default projects). The screenshot gallery opens this too."""
+    browser = MemoryBrowser(services, actions=actions)
+    browser.add_tab("AI tools", AiToolsPage(services))
+    return browser
+
+
 class Desktop:
     """Everything the running app owns, built in start order and closed in reverse."""
 
@@ -85,8 +93,7 @@ class Desktop:
         self.active_page = ActivePage(vault, self.sites, self.services.ops)
         self.hub_signals = HubSignals(self.hub)
         # 4. windows
-        self.browser = MemoryBrowser(self.services, actions=self.actions)
-        self.browser.add_tab("AI tools", AiToolsPage(self.services))  # MCP clients, what each wrote, defaults
+        self.browser = app_browser(self.services, self.actions)
         self.panel = Panel(self.actions, self.services.ops, self.bridge_services.pages, self.bridge_services.gate)
         self.tray: Tray | None = None
         self.rolling_backups = RollingBackups(self.services)
