@@ -10,12 +10,14 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import apsw
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QProgressDialog, QWidget
 
-from vodou_desktop.errors import KnownError
+from vodou_desktop.errors import KnownError, from_sqlite
 from vodou_desktop.ingest.dedupe import DedupeReport, dedupe_scan
 from vodou_desktop.search.backfill import backfill, reembed
 from vodou_desktop.search.embedder import Embedder
@@ -40,9 +42,11 @@ class LongJob(QObject):
     _ended = Signal()
     _running: set[LongJob] = set()
 
-    def __init__(self, title: str, work: Work, parent: QObject | None = None) -> None:
+    def __init__(self, title: str, work: Work, parent: QObject | None = None, *,
+                 vault_path: Path | None = None) -> None:
         super().__init__(parent)
         self.title = title
+        self.vault_path = vault_path  # named if the work fails on the vault's storage
         self._work = work
         self.cancel_event = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"vodou-job-{title}", daemon=True)
@@ -76,6 +80,12 @@ class LongJob(QObject):
             result = self._work(lambda done, total: self.progressed.emit(done, total), self.cancel_event)
         except KnownError as exc:
             self.failed.emit(str(exc))
+        except apsw.Error as exc:  # a damaged, locked or full vault, in words (never SQLite's own)
+            known = from_sqlite(exc, self.vault_path or "this computer")
+            if known is None:
+                log.exception("%s failed", self.title)
+            self.failed.emit(f"{self.title} stopped: {known}" if known is not None else
+                             f"{self.title} failed (a bug in Vodou): {type(exc).__name__}: {exc}")
         except Exception as exc:  # our bug: logged with its traceback, summarised for the person
             log.exception("%s failed", self.title)
             self.failed.emit(f"{self.title} failed (a bug in Vodou): {type(exc).__name__}: {exc}")
@@ -96,7 +106,7 @@ def backfill_job(vault: Vault, embedder: Embedder, parent: QObject | None = None
         done = backfill(vault, embedder, progress=progress, cancel=cancel)
         return done + reembed(vault, embedder, progress=progress, cancel=cancel)
 
-    return LongJob("Embedding memories", work, parent)
+    return LongJob("Embedding memories", work, parent, vault_path=vault.path)
 
 
 class JobProgressDialog(QProgressDialog):
@@ -176,4 +186,4 @@ def duplicates_job(vault: Vault, embedder: Embedder, work: WorkProgress, parent:
         backfill(vault, embedder, progress=lambda d, t: work.report(EMBEDDING, d, t), cancel=cancel)
         return dedupe_scan(vault, embedder, progress=lambda d, t: work.report(DUPLICATES, d, t), cancel=cancel)
 
-    return LongJob(DUPLICATES, run, parent)
+    return LongJob(DUPLICATES, run, parent, vault_path=vault.path)

@@ -11,12 +11,14 @@ import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import apsw
 import shiboken6
 from PySide6.QtCore import QObject, Signal
 
-from vodou_desktop.errors import KnownError
+from vodou_desktop.errors import KnownError, from_sqlite
 from vodou_desktop.ui.messages import MessageBridge
 from vodou_desktop.vault import Change, Vault
 
@@ -44,6 +46,20 @@ class _Delivery:
         return out
 
 
+def failure_words(exc: BaseException, vault_path: Path | None = None) -> str:
+    """What a person reads when background work failed: a known error's own words; SQLite's errors
+    (a damaged, locked or full vault) in the same words as the CLI's, never "btreeInitPage() returns
+    error code 11"; anything else is our bug, logged with its traceback and said in one line."""
+    if isinstance(exc, KnownError):
+        return str(exc)
+    if isinstance(exc, apsw.Error):
+        known = from_sqlite(exc, vault_path or "this computer")
+        if known is not None:
+            return str(known)
+    log.error("background work failed", exc_info=exc)
+    return f"Something went wrong (a bug in Vodou): {type(exc).__name__}: {exc}"
+
+
 class Ops(QObject):
     """Runs work in a small thread pool; delivers results by a queued signal to the GUI thread."""
 
@@ -56,6 +72,7 @@ class Ops(QObject):
         self._finished.connect(self._deliver)
         self.pending = 0
         self.closed = False
+        self.vault_path: Path | None = None  # named in a storage error (Services.build sets it)
 
     def run(self, work: Callable[[], Any], on_success: Success | None = None, *,
             on_failure: Failure | None = None, owner: QObject | None = None) -> None:
@@ -95,11 +112,7 @@ class Ops(QObject):
             callback(value)
 
     def report(self, exc: BaseException) -> None:
-        if isinstance(exc, KnownError):
-            self.messages.error(str(exc))
-            return
-        log.error("background work failed", exc_info=exc)
-        self.messages.error(f"Something went wrong (a bug in Vodou): {type(exc).__name__}: {exc}")
+        self.messages.error(failure_words(exc, self.vault_path))
 
     def shutdown(self) -> None:
         """Wait for running ops (at quit, after the event loop stopped)."""

@@ -64,6 +64,7 @@ class Services:
     def build(cls, runtime: Runtime, parent: QObject | None = None, **optional: Any) -> Services:
         messages = MessageBridge(parent)
         ops = Ops(messages, parent=parent)
+        ops.vault_path = runtime.vault.path
         events = VaultEvents(runtime.vault, parent)
         services = cls(runtime, messages, ops, events, ModelStatus(runtime.embedder, parent), **optional)
         work = services.work
