@@ -43,6 +43,7 @@ from vodou_desktop.ui.commands import Commands
 from vodou_desktop.ui.encryption_flow import EncryptionFlow
 from vodou_desktop.ui.hub_signals import HubSignals
 from vodou_desktop.ui.icon import icon_for_state
+from vodou_desktop.ui.ops import freeze_startup_objects
 from vodou_desktop.ui.panel import Panel
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.single_instance import SingleInstance, ask_running_instance_to_show
@@ -219,6 +220,7 @@ def main(args: argparse.Namespace | None = None) -> int:
         print(f"vodou: error: {exc}", file=sys.stderr)
         return 2
     desktop = Desktop(runtime, background=background)
+    freeze_startup_objects()  # later full garbage collections never walk them (the GUI thread waits)
     _quit_on_signals(desktop)
     try:
         with loop:

@@ -7,6 +7,7 @@ refresh from ``VaultEvents.changed`` rather than from each other.
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -44,6 +45,20 @@ class _Delivery:
         self.owner = self.callback = self.value = None
         self.held = ()
         return out
+
+
+def freeze_startup_objects() -> int:
+    """Take the objects made while starting (modules, classes, the windows: never garbage) out of
+    Python's full garbage collections; returns how many.
+
+    A full collection walks every tracked object while it holds the interpreter lock, so the GUI
+    thread's next call into Python (a cell's text, while painting) waits for it: ~1 µs per object on
+    the shared test machine, 190-270 ms for the ~250,000 objects of the browser over a 100,000-memory
+    vault (bench/gui_stall.py, bench/RESULTS.md). Frozen objects are still freed by reference counting;
+    only a reference cycle among them would stay (the young generations are collected first)."""
+    gc.collect(1)
+    gc.freeze()
+    return gc.get_freeze_count()
 
 
 def failure_words(exc: BaseException, vault_path: Path | None = None) -> str:
