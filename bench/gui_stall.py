@@ -1,6 +1,6 @@
 """The memory browser's longest GUI-thread stall while scrolling, searching and sorting a large vault.
 
-    python -m bench.gui_stall [--memories 100000]
+    python -m bench.gui_stall [--memories 100000] [--no-freeze]
 
 A heartbeat timer fires as often as the event loop lets it; the longest gap between two beats is the
 longest time the GUI thread was busy (a stall a person would feel). Three runs in one process, on the
@@ -12,7 +12,9 @@ same generated vault (``data.sample_vault``, written as one import):
 - synchronous: the same first listing read on the GUI thread, as a model that queried in ``data()``
   would (what the lazy model's workers keep off it).
 
-Offscreen and keyword search only (no embedding model). Figures in bench/RESULTS.md.
+The browser runs as in the app, whose startup objects are frozen out of Python's full garbage
+collections once it has started (``--no-freeze``: as before). Offscreen and keyword search only (no
+embedding model). Figures in bench/RESULTS.md.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from vodou_desktop.search.service import SearchService  # noqa: E402
 from vodou_desktop.search.vectors import VectorIndex  # noqa: E402
 from vodou_desktop.ui.browser.search_controller import Query, first_listing  # noqa: E402
 from vodou_desktop.ui.browser.window import MemoryBrowser  # noqa: E402
+from vodou_desktop.ui.ops import freeze_startup_objects  # noqa: E402
 from vodou_desktop.ui.services import Services  # noqa: E402
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault  # noqa: E402
 
@@ -128,6 +131,8 @@ def exercise(browser: MemoryBrowser, beat: Heartbeat) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument("--no-freeze", action="store_true",
+                        help="leave the startup objects in Python's full garbage collections (as before)")
     args = parser.parse_args(argv)
     app = QApplication.instance() or QApplication([])
     with tempfile.TemporaryDirectory() as tmp:
@@ -149,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
         browser = MemoryBrowser(services)
         browser.resize(1100, 700)
         browser.show()
+        if not args.no_freeze:
+            print(f"startup objects frozen (as the app does once started): {freeze_startup_objects():,}")
         beat.start()
         started = time.perf_counter()
         phases = exercise(browser, beat)

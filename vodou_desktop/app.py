@@ -43,6 +43,7 @@ from vodou_desktop.ui.commands import Commands
 from vodou_desktop.ui.encryption_flow import EncryptionFlow
 from vodou_desktop.ui.hub_signals import HubSignals
 from vodou_desktop.ui.icon import icon_for_state
+from vodou_desktop.ui.ops import freeze_startup_objects
 from vodou_desktop.ui.panel import Panel
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.single_instance import SingleInstance, ask_running_instance_to_show
@@ -56,6 +57,14 @@ log = logging.getLogger(__name__)
 EXTERNAL_POLL_MS = 2000
 NO_TRAY = ("No system tray was found on this desktop, so Vodou runs in this window. "
            "Closing it quits Vodou.")
+
+
+def app_browser(services: Services, actions: ActionRegistry | None = None) -> MemoryBrowser:
+    """The memory browser with every tab the app gives it: the browser's own, then AI tools (the MCP
+    clients, what each AI tool wrote, their default projects). The screenshot gallery opens this too."""
+    browser = MemoryBrowser(services, actions=actions)
+    browser.add_tab("AI tools", AiToolsPage(services))
+    return browser
 
 
 class Desktop:
@@ -85,8 +94,7 @@ class Desktop:
         self.active_page = ActivePage(vault, self.sites, self.services.ops)
         self.hub_signals = HubSignals(self.hub)
         # 4. windows
-        self.browser = MemoryBrowser(self.services, actions=self.actions)
-        self.browser.add_tab("AI tools", AiToolsPage(self.services))  # MCP clients, what each wrote, defaults
+        self.browser = app_browser(self.services, self.actions)
         self.panel = Panel(self.actions, self.services.ops, self.bridge_services.pages, self.bridge_services.gate)
         self.tray: Tray | None = None
         self.rolling_backups = RollingBackups(self.services)
@@ -212,6 +220,7 @@ def main(args: argparse.Namespace | None = None) -> int:
         print(f"vodou: error: {exc}", file=sys.stderr)
         return 2
     desktop = Desktop(runtime, background=background)
+    freeze_startup_objects()  # later full garbage collections never walk them (the GUI thread waits)
     _quit_on_signals(desktop)
     try:
         with loop:

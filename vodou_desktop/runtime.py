@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +29,35 @@ def make_embedder(choice: str) -> Embedder:
     return Embedder(choice)
 
 
+class ProgressRelay:
+    """``(done, total)`` of work running on another thread (the background embedding), passed on to
+    whoever listens; the app's status bar listens through a Qt signal. ``last`` is the latest report."""
+
+    def __init__(self) -> None:
+        self._listeners: list[Callable[[int, int], None]] = []
+        self._lock = threading.Lock()
+        self.last: tuple[int, int] | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        self.last = (done, total)
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener(done, total)
+
+    def listen(self, listener: Callable[[int, int], None]) -> Callable[[], None]:
+        """Call ``listener`` on every report (on the reporting thread); returns how to stop."""
+        with self._lock:
+            self._listeners.append(listener)
+
+        def stop() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return stop
+
+
 @dataclass
 class Runtime:
     settings: config.Settings
@@ -37,6 +67,8 @@ class Runtime:
     search: SearchService
     backfiller: Backfiller | None = None
     extras: dict[str, object] = field(default_factory=dict)
+    # the background embedding's progress: new memories, and every memory again after a model change
+    embedding_progress: ProgressRelay = field(default_factory=ProgressRelay)
 
     @classmethod
     def open(cls, vault_path: str | Path | None = None, *, embedder: Embedder | str | None = None,
@@ -60,11 +92,18 @@ class Runtime:
             search = SearchService(vault, embedder, index)
             runtime = cls(settings, vault, embedder, index, search)
             if background_backfill:
-                runtime.backfiller = Backfiller(vault, embedder, embedded=runtime.group_new_facts).start()
+                runtime.start_backfill()
             return runtime
         except BaseException:
             vault.close()
             raise
+
+    def start_backfill(self) -> Backfiller:
+        """Keep embeddings complete in the background (new memories; all of them after a model change),
+        reporting to ``embedding_progress``."""
+        self.backfiller = Backfiller(self.vault, self.embedder, progress=self.embedding_progress,
+                                     embedded=self.group_new_facts).start()
+        return self.backfiller
 
     def group_new_facts(self, chunk_ids: list[int]) -> None:
         """Once new chunks have vectors, join near-duplicates to their fact group (ING-2, on write)."""

@@ -40,6 +40,13 @@ SOURCE_WORDS = {
     "opm": "operator memory",
     "bench": "a benchmark",
 }
+# The same in the memory list's narrow Source column (its tooltip and the details say it in full).
+SOURCE_SHORT = {
+    "cli": "command line", "panel": "Vodou app", "note": "page note", "link": "saved page",
+    "selection": "page selection", "library": "Library page", "page_turn": "page message", "turn": "conversation",
+    "import_chatgpt": "ChatGPT import", "import_claude": "Claude import", "capture": "terminal session",
+    "inbox": "inbox folder", "mcp": "AI tool", "opm": "operator memory", "bench": "benchmark",
+}
 TIER_WORDS = {"pinned": "pinned", "first_party": "you wrote it", "capture": "captured", "import": "imported"}
 KIND_WORDS = {"page_turn": "page message", "import_chatgpt": "import", "import_claude": "import"}
 
@@ -92,6 +99,15 @@ def source_words(source_kind: str, tool: str | None = None, site: str | None = N
 
 def fact_source(fact: Any) -> str:
     return source_words(fact.source_kind, fact.tool, fact.site)
+
+
+def fact_source_short(fact: Any) -> str:
+    """``fact_source`` in a few words: the site, the AI tool's name, or where it was written."""
+    if fact.site:
+        return str(fact.site)
+    if fact.source_kind in ("mcp", "capture") and fact.tool:
+        return str(fact.tool) if fact.source_kind == "mcp" else f"{fact.tool} session"
+    return SOURCE_SHORT.get(fact.source_kind, fact.source_kind.replace("_", " "))
 
 
 def _words(text: str) -> set[str]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from vodou_desktop import paths
 from vodou_desktop.cli.output import print_json
 from vodou_desktop.errors import InvalidInput
+from vodou_desktop.governance.ages import format_age
 from vodou_desktop.sync import sealing
 from vodou_desktop.sync.engine import SyncEngine, resolve_join_key
 from vodou_desktop.vault import Vault, cipher
@@ -155,14 +156,15 @@ def cmd_status(args: argparse.Namespace) -> int:
     if not status["set_up"]:
         print("this vault does not sync; `vodou sync setup FOLDER` starts (or `vodou sync join FOLDER`)")
         return 0
+    last_run = format_age(status["last_run"]) if status["last_run"] else "never"
     print(f"'{status['name']}' syncs through {status['folder']}{' (paused)' if status['paused'] else ''}; "
-          f"last run {status['last_run'] or 'never'}; {plural(status['pending_changes'], 'change')} here not sent yet")
+          f"last run {last_run}; {plural(status['pending_changes'], 'change')} here not sent yet")
     if not status["devices"]:
         print("no other device has joined yet")
     for d in status["devices"]:
         state = "left" if d["left"] else f"{plural(d['pending_files'], 'file')} waiting"
-        print(f"  {d['name'] or d['id']}: applied through change {d['last_applied']}, last change "
-              f"{d['last_change_at'] or 'unknown'}, {state}")
+        when = format_age(d["last_change_at"]) if d["last_change_at"] else "not known yet"
+        print(f"  {d['name'] or d['id']}: applied through change {d['last_applied']}, last change {when}, {state}")
     for line in status["problems"]:
         print(f"problem: {line}")
     return 0

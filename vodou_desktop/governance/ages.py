@@ -4,6 +4,10 @@ Seed 000, defect 1: a fact from a daily log has ``valid_at`` = that day at local
 an instant it read "18h" old thirty minutes after it was stored. A day-granular time is a calendar
 day, so it renders as today / yesterday / N days ago, compared in the viewer's time zone; only an
 instant renders in minutes and hours.
+
+Beyond a month the count is of months, beyond a year of years ("8 months ago", "2 years ago"): "232
+days ago" asks the reader to do the sum, and is cut in a narrow column. ``LONGEST_AGES`` are the widest
+texts the formatter gives, for a column that must fit every age.
 """
 
 from __future__ import annotations
@@ -23,9 +27,25 @@ def _day_of(value: str, tz: tzinfo | None) -> date:
     return _local(parse_iso(value), tz).date()
 
 
+LONGEST_AGES = ("59 minutes ago", "23 hours ago", "30 days ago", "11 months ago", "99 years ago", "unknown time",
+                "yesterday", "just now")
+
+
+def _days(days: int) -> str:
+    """A whole number of days (2 or more) in the largest unit that keeps it readable."""
+    if days <= 30:
+        return f"{days} days ago"
+    if days < 365:
+        months = max(1, int(days / 30.44))
+        return f"{months} month{'s' if months != 1 else ''} ago"
+    years = int(days / 365.25) or 1
+    return f"{years} year{'s' if years != 1 else ''} ago"
+
+
 def format_age(value: str | None, precision: str | None = "instant", *, now: datetime | None = None,
                tz: tzinfo | None = None) -> str:
-    """``today`` / ``yesterday`` / ``N days ago`` for days; ``N minutes/hours/days ago`` for instants."""
+    """``today`` / ``yesterday`` / ``N days ago`` for days; ``N minutes/hours/days ago`` for instants;
+    months, then years, past a month."""
     if not value:
         return "unknown time"
     now = now or datetime.now().astimezone()
@@ -33,7 +53,7 @@ def format_age(value: str | None, precision: str | None = "instant", *, now: dat
         days = (_local(now, tz).date() - _day_of(value, tz)).days
         if days <= 0:
             return "today"
-        return "yesterday" if days == 1 else f"{days} days ago"
+        return "yesterday" if days == 1 else _days(days)
     seconds = (now - parse_iso(value)).total_seconds()
     if seconds < 60:
         return "just now"
@@ -44,7 +64,7 @@ def format_age(value: str | None, precision: str | None = "instant", *, now: dat
         n = int(seconds // 3600)
         return f"{n} hour{'s' if n != 1 else ''} ago"
     n = int(seconds // 86400)
-    return f"{n} day{'s' if n != 1 else ''} ago"
+    return "1 day ago" if n == 1 else _days(n)
 
 
 def format_date(value: str | None, *, tz: tzinfo | None = None) -> str:

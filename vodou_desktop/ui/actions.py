@@ -40,6 +40,7 @@ class ActionRegistry(QObject):
         self.add("pair", "Pair browser extension…")
         self.add("settings", "Settings…")
         self.add("backfill", "Embed memories now…")
+        self.add("dedupe", "Find near-duplicates")
         self.add("quit", "Quit Vodou")
         self.add("add_memory", "Add memory…")
         self.add("import", "Import…")

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from vodou_desktop.governance.page_memory import project_names
 from vodou_desktop.ingest.remember import Origin, remember
+from vodou_desktop.ui.ops import failure_words
 from vodou_desktop.ui.prompts import submit_on_ctrl_enter
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.style import help_label, problem_label
@@ -100,4 +101,4 @@ class AddMemoryDialog(QDialog):
 
     def _failed(self, exc: BaseException) -> None:
         self.buttons.setEnabled(True)
-        self.problem.setText(f"Not saved: {exc}")
+        self.problem.setText(f"Not saved: {failure_words(exc, self._services.ops.vault_path)}")

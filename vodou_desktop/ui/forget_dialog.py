@@ -16,9 +16,9 @@ from typing import Any
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
-from vodou_desktop.errors import InvalidInput, KnownError
+from vodou_desktop.errors import InvalidInput
 from vodou_desktop.pages import site_host
-from vodou_desktop.ui.ops import Ops
+from vodou_desktop.ui.ops import Ops, failure_words
 from vodou_desktop.words import plural
 
 TICK_MS = 100
@@ -154,6 +154,4 @@ class ForgetSiteDialog(QDialog):
         self.undo_button.hide()
 
     def _failed(self, exc: BaseException) -> None:
-        if not isinstance(exc, KnownError):
-            self._ops.report(exc)  # our bug: logged with its traceback
-        self._show_plan_step(str(exc))
+        self._show_plan_step(failure_words(exc, self._ops.vault_path))  # a bug is logged with its traceback

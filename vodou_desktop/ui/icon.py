@@ -9,7 +9,8 @@ States (UI-2, EXT-2):
 - ``paused``: collection is paused (every site is off). Grey, with a pause badge.
 
 A state is never told by colour alone: green carries a dot badge, off a slash, paused a pause
-badge, each drawn dark with a white rim so it reads on dark and light panels at 16 px. The grey
+badge (two bars, in whole pixels), each drawn dark with a white rim so it reads on dark and light
+panels at 16 px. The grey
 of off and paused keeps a contrast of at least 3:1 against both a dark and a light panel.
 The browser extension's toolbar icons are rendered by the same functions (see ``icon_art``).
 """
@@ -20,7 +21,7 @@ import colorsys
 import functools
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRect, Qt
 from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPen, QPixmap
 
 from vodou_desktop.resources import resource_path
@@ -113,9 +114,9 @@ def apply_state(artwork: QImage, state: str) -> QImage:
 
 
 def add_badge(img: QImage, shape: str) -> QImage:
-    """A copy of ``img`` with a state mark: ``dot`` (white, dark rim) or ``pause`` (dark, white rim and
-    bars) in the lower right corner below the eye, or a ``slash`` (dark, white rim) across the
-    figure; at least 1 px of each colour at 16 px, so it reads on dark and light panels."""
+    """A copy of ``img`` with a state mark: ``dot`` (white, dark rim) in the lower right corner below
+    the eye, ``pause`` (see ``pause_badge``) there, or a ``slash`` (dark, white rim) across the figure;
+    at least 1 px of each colour at 16 px, so it reads on dark and light panels."""
     out = img.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
     size = out.width()
     rim = max(1.0, size / 16)
@@ -125,21 +126,36 @@ def add_badge(img: QImage, shape: str) -> QImage:
         for colour, width in ((BADGE_RIM, rim * 4), (BADGE_INK, rim * 2)):
             painter.setPen(QPen(colour, width, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
             painter.drawLine(QPointF(size * 0.14, size * 0.14), QPointF(size * 0.86, size * 0.86))
+    elif shape == "pause":
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        for rect, colour in pause_badge(size):
+            painter.fillRect(rect, colour)
     else:
         radius = size * 0.2
         centre = QPointF(size - radius - rim * 0.5, size - radius - rim * 0.5)
-        ink, fill = (BADGE_INK, BADGE_RIM) if shape == "dot" else (BADGE_RIM, BADGE_INK)
-        painter.setPen(QPen(ink, rim))
-        painter.setBrush(fill)
+        painter.setPen(QPen(BADGE_INK, rim))
+        painter.setBrush(BADGE_RIM)
         painter.drawEllipse(centre, radius, radius)
-        if shape == "pause":
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(BADGE_RIM)
-            bar_w, bar_h = max(1.0, radius * 0.4), radius * 1.1
-            for dx in (-bar_w * 1.1, bar_w * 0.1):
-                painter.drawRect(QRectF(centre.x() + dx, centre.y() - bar_h / 2, bar_w, bar_h))
     painter.end()
     return out.convertToFormat(QImage.Format.Format_ARGB32)
+
+
+def pause_badge(size: int) -> list[tuple[QRect, QColor]]:
+    """The pause mark in whole pixels (no antialiasing, which blurred 1.3-px bars into a grey blob at
+    16 px): a white rim, a dark square, and two white bars with a dark gap between them, in the lower
+    right corner. The rim reads on a dark panel, the dark square on a light one, and the bars on the
+    square at 16:1, whatever the panel. At 16 px: an 8-px square, 1-px bars 2 px apart."""
+    bar = max(1, size // 11)
+    gap = max(2, bar)
+    pad = max(1, size // 22)
+    rim = max(1, size // 16)
+    side = 2 * (rim + pad + bar) + gap
+    x0 = y0 = size - side
+    inner = QRect(x0 + rim, y0 + rim, side - 2 * rim, side - 2 * rim)
+    top, height = inner.top() + pad, inner.height() - 2 * pad
+    left = inner.left() + pad
+    return [(QRect(x0, y0, side, side), BADGE_RIM), (inner, BADGE_INK),
+            (QRect(left, top, bar, height), BADGE_RIM), (QRect(left + bar + gap, top, bar, height), BADGE_RIM)]
 
 
 def artwork_image(size: int) -> QImage:

@@ -10,17 +10,23 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QProgressDialog, QWidget
+import apsw
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QProgressDialog, QWidget
 
-from vodou_desktop.errors import KnownError
+from vodou_desktop.errors import KnownError, from_sqlite
+from vodou_desktop.ingest.dedupe import DedupeReport, dedupe_scan
 from vodou_desktop.search.backfill import backfill, reembed
 from vodou_desktop.search.embedder import Embedder
 from vodou_desktop.vault import Vault
 
 log = logging.getLogger(__name__)
+EMBEDDING = "Embedding memories for search by meaning"
+DUPLICATES = "Finding near-duplicate memories"
+DONE_SHOWN_MS = 4000  # how long "… done" stays in the status bar
 Progress = Callable[[int, int], None]
 Work = Callable[[Progress, threading.Event], Any]
 
@@ -36,9 +42,11 @@ class LongJob(QObject):
     _ended = Signal()
     _running: set[LongJob] = set()
 
-    def __init__(self, title: str, work: Work, parent: QObject | None = None) -> None:
+    def __init__(self, title: str, work: Work, parent: QObject | None = None, *,
+                 vault_path: Path | None = None) -> None:
         super().__init__(parent)
         self.title = title
+        self.vault_path = vault_path  # named if the work fails on the vault's storage
         self._work = work
         self.cancel_event = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"vodou-job-{title}", daemon=True)
@@ -72,6 +80,12 @@ class LongJob(QObject):
             result = self._work(lambda done, total: self.progressed.emit(done, total), self.cancel_event)
         except KnownError as exc:
             self.failed.emit(str(exc))
+        except apsw.Error as exc:  # a damaged, locked or full vault, in words (never SQLite's own)
+            known = from_sqlite(exc, self.vault_path or "this computer")
+            if known is None:
+                log.exception("%s failed", self.title)
+            self.failed.emit(f"{self.title} stopped: {known}" if known is not None else
+                             f"{self.title} failed (a bug in Vodou): {type(exc).__name__}: {exc}")
         except Exception as exc:  # our bug: logged with its traceback, summarised for the person
             log.exception("%s failed", self.title)
             self.failed.emit(f"{self.title} failed (a bug in Vodou): {type(exc).__name__}: {exc}")
@@ -92,7 +106,7 @@ def backfill_job(vault: Vault, embedder: Embedder, parent: QObject | None = None
         done = backfill(vault, embedder, progress=progress, cancel=cancel)
         return done + reembed(vault, embedder, progress=progress, cancel=cancel)
 
-    return LongJob("Embedding memories", work, parent)
+    return LongJob("Embedding memories", work, parent, vault_path=vault.path)
 
 
 class JobProgressDialog(QProgressDialog):
@@ -118,3 +132,58 @@ class JobProgressDialog(QProgressDialog):
 
     def _ended(self, _result: object) -> None:
         self.close()
+
+
+class WorkProgress(QObject):
+    """Progress of work on other threads, on the GUI thread: ``report`` may be called from any thread
+    (the signal is queued to the GUI thread), so the work never waits for the window."""
+
+    progressed = Signal(str, int, int)  # what, done, total
+
+    def report(self, what: str, done: int, total: int) -> None:
+        self.progressed.emit(what, done, total)
+
+
+class WorkIndicator(QWidget):
+    """The status bar's line for work in the background: "Embedding memories…: 1,200 of 5,000" and a
+    bar; "… done" for a few seconds at the end, then nothing."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = QLabel()
+        self.label.setAccessibleName("Work in the background")
+        self.bar = QProgressBar(maximumWidth=120, textVisible=True)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.label)
+        layout.addWidget(self.bar)
+        self._hide_later = QTimer(self, singleShot=True, interval=DONE_SHOWN_MS)
+        self._hide_later.timeout.connect(self.hide)
+        self.hide()
+
+    def show_progress(self, what: str, done: int, total: int) -> None:
+        if total <= 0:  # nothing to do this time: say nothing
+            return
+        self._hide_later.stop()
+        self.bar.setRange(0, total)
+        self.bar.setValue(min(done, total))
+        if done >= total:
+            self.label.setText(f"{what}: done ({total:,})")
+            self._hide_later.start()
+        else:
+            self.label.setText(f"{what}: {done:,} of {total:,}")
+        self.show()
+
+
+def duplicates_job(vault: Vault, embedder: Embedder, work: WorkProgress, parent: QObject | None = None) -> LongJob:
+    """Rebuild every group of near-duplicates (``vodou mem dedupe``): memories still waiting for their
+    vector are embedded first, then every memory is compared; both report to the status bar."""
+    if not embedder.ready:
+        raise KnownError("Search by meaning is not ready yet (or is off): near-duplicates are found by meaning; "
+                         "try again when it is.")
+
+    def run(_progress: Progress, cancel: threading.Event) -> DedupeReport:
+        backfill(vault, embedder, progress=lambda d, t: work.report(EMBEDDING, d, t), cancel=cancel)
+        return dedupe_scan(vault, embedder, progress=lambda d, t: work.report(DUPLICATES, d, t), cancel=cancel)
+
+    return LongJob(DUPLICATES, run, parent, vault_path=vault.path)

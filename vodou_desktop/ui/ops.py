@@ -7,16 +7,19 @@ refresh from ``VaultEvents.changed`` rather than from each other.
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import apsw
 import shiboken6
 from PySide6.QtCore import QObject, Signal
 
-from vodou_desktop.errors import KnownError
+from vodou_desktop.errors import KnownError, from_sqlite
 from vodou_desktop.ui.messages import MessageBridge
 from vodou_desktop.vault import Change, Vault
 
@@ -44,6 +47,34 @@ class _Delivery:
         return out
 
 
+def freeze_startup_objects() -> int:
+    """Take the objects made while starting (modules, classes, the windows: never garbage) out of
+    Python's full garbage collections; returns how many.
+
+    A full collection walks every tracked object while it holds the interpreter lock, so the GUI
+    thread's next call into Python (a cell's text, while painting) waits for it: ~1 µs per object on
+    the shared test machine, 190-270 ms for the ~250,000 objects of the browser over a 100,000-memory
+    vault (bench/gui_stall.py, bench/RESULTS.md). Frozen objects are still freed by reference counting;
+    only a reference cycle among them would stay (the young generations are collected first)."""
+    gc.collect(1)
+    gc.freeze()
+    return gc.get_freeze_count()
+
+
+def failure_words(exc: BaseException, vault_path: Path | None = None) -> str:
+    """What a person reads when background work failed: a known error's own words; SQLite's errors
+    (a damaged, locked or full vault) in the same words as the CLI's, never "btreeInitPage() returns
+    error code 11"; anything else is our bug, logged with its traceback and said in one line."""
+    if isinstance(exc, KnownError):
+        return str(exc)
+    if isinstance(exc, apsw.Error):
+        known = from_sqlite(exc, vault_path or "this computer")
+        if known is not None:
+            return str(known)
+    log.error("background work failed", exc_info=exc)
+    return f"Something went wrong (a bug in Vodou): {type(exc).__name__}: {exc}"
+
+
 class Ops(QObject):
     """Runs work in a small thread pool; delivers results by a queued signal to the GUI thread."""
 
@@ -56,6 +87,7 @@ class Ops(QObject):
         self._finished.connect(self._deliver)
         self.pending = 0
         self.closed = False
+        self.vault_path: Path | None = None  # named in a storage error (Services.build sets it)
 
     def run(self, work: Callable[[], Any], on_success: Success | None = None, *,
             on_failure: Failure | None = None, owner: QObject | None = None) -> None:
@@ -95,11 +127,7 @@ class Ops(QObject):
             callback(value)
 
     def report(self, exc: BaseException) -> None:
-        if isinstance(exc, KnownError):
-            self.messages.error(str(exc))
-            return
-        log.error("background work failed", exc_info=exc)
-        self.messages.error(f"Something went wrong (a bug in Vodou): {type(exc).__name__}: {exc}")
+        self.messages.error(failure_words(exc, self.vault_path))
 
     def shutdown(self) -> None:
         """Wait for running ops (at quit, after the event loop stopped)."""

@@ -24,9 +24,19 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QPoint, QRect, Qt  # noqa: E402
 from PySide6.QtGui import QColor, QImage, QKeyEvent, QPainter, QPalette  # noqa: E402
-from PySide6.QtWidgets import QApplication, QDialogButtonBox, QLabel, QLineEdit, QWidget  # noqa: E402
+from PySide6.QtWidgets import (  # noqa: E402
+    QApplication,
+    QDialogButtonBox,
+    QLabel,
+    QLineEdit,
+    QStyle,
+    QTableView,
+    QWidget,
+)
 
 from vodou_desktop import APP_ID, config, paths  # noqa: E402
+from vodou_desktop.app import app_browser  # noqa: E402
+from vodou_desktop.cli.sync import setup_secret  # noqa: E402
 from vodou_desktop.data.recovery import to_recovery  # noqa: E402
 from vodou_desktop.data.sample_vault import fill_vault, sample_text  # noqa: E402
 from vodou_desktop.governance.approvals import ApprovalGate, ToolBox, Turn  # noqa: E402
@@ -35,10 +45,12 @@ from vodou_desktop.governance.opm import OperatorMemory  # noqa: E402
 from vodou_desktop.governance.page_memory import PageMemory  # noqa: E402
 from vodou_desktop.governance.sitemodes import SiteModes  # noqa: E402
 from vodou_desktop.ingest.remember import Origin, correct, remember, save_document  # noqa: E402
+from vodou_desktop.mcp import install  # noqa: E402
 from vodou_desktop.runtime import Runtime  # noqa: E402
 from vodou_desktop.search.embedder import Embedder  # noqa: E402
 from vodou_desktop.search.service import SearchService  # noqa: E402
 from vodou_desktop.search.vectors import VectorIndex  # noqa: E402
+from vodou_desktop.sync.engine import SyncEngine, resolve_join_key  # noqa: E402
 from vodou_desktop.ui.actions import ActionRegistry  # noqa: E402
 from vodou_desktop.ui.active_page import read_page_state  # noqa: E402
 from vodou_desktop.ui.add_memory_dialog import AddMemoryDialog  # noqa: E402
@@ -51,7 +63,8 @@ from vodou_desktop.ui.panel import Panel  # noqa: E402
 from vodou_desktop.ui.services import Services  # noqa: E402
 from vodou_desktop.ui.settings_dialog import SettingsDialog  # noqa: E402
 from vodou_desktop.ui.site_projects import SiteProjects  # noqa: E402
-from vodou_desktop.ui.style import apply_readable_palette, contrast, over  # noqa: E402
+from vodou_desktop.ui.style import PaletteKeeper, apply_readable_palette, contrast, over  # noqa: E402
+from vodou_desktop.ui.sync_settings import SyncSettingsPage  # noqa: E402
 from vodou_desktop.ui.tray import build_menu, update_actions  # noqa: E402
 from vodou_desktop.ui.vault_swap import VaultSwap  # noqa: E402
 from vodou_desktop.vault import Vault  # noqa: E402
@@ -65,8 +78,9 @@ ICON_SIZES = (16, 22)
 ICON_PANELS = {"dark": "#1f1f1f", "light": "#f0f0f0"}
 ICON_CELL, ICON_ZOOM = 32, 4
 SHOTS = ("memory-browser.png", "long-memory.png", "empty-vault.png", "no-results.png", "empty-library.png",
-         "sites.png", "operator-memory.png", "approvals.png", "panel.png", "panel-no-page.png", "tray-menu.png",
-         "add-memory.png", "settings.png", "recovery-key.png", "forget-dialog.png", "paired.png", "icon-states.png")
+         "sites.png", "operator-memory.png", "approvals.png", "ai-tools.png", "panel.png", "panel-no-page.png",
+         "tray-menu.png", "add-memory.png", "settings.png", "settings-sync.png", "recovery-key.png",
+         "forget-dialog.png", "paired.png", "icon-states.png")
 SHOWN_KEY = "vodou-key-1:" + hashlib.sha256(b"the recovery key in the screenshots").hexdigest()  # not a real one
 LONG_MEMORY = ("Field notes from the heron colony at the old mill. " + " ".join(
     f"Visit {i}: the grey herons stood in the shallows at dawn, nests counted on the alders, water level noted, "
@@ -92,6 +106,9 @@ def seed(vault: Vault) -> None:
                   Origin("library", url=PAGE, title="Heron — Wikipedia"))
     heron = remember(vault, "A heron eats mostly fish", Origin("cli"))
     correct(vault, heron, "A heron eats fish, frogs and small mammals")
+    for text in ("The heron survey script lives in tools/survey.py", "Counts are kept per colony, not per nest"):
+        remember(vault, text, Origin("mcp", tier="capture", tool="claude-code"), project="birds")
+    remember(vault, "Run the linter before each commit", Origin("mcp", tier="capture", tool="cursor"), project="web")
 
 
 def seed_governance(vault: Vault, sites: SiteModes, gate: ApprovalGate) -> None:
@@ -204,6 +221,49 @@ def label_overlaps(dialog: QWidget, labels: list[QLabel]) -> list[str]:
     return found + cut
 
 
+def cut_width(view: QTableView) -> int:
+    """How much narrower than its column a cell's text room is: the style's text margin on each side
+    (what ``QCommonStyle`` takes off before it elides)."""
+    return 2 * (view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, view) + 1)
+
+
+def elided_cells(view: QTableView, first_column: int = 1) -> list[str]:
+    """The cells on screen, from ``first_column`` on, whose text is too wide for its column (drawn cut)."""
+    model, metrics, margin = view.model(), view.fontMetrics(), cut_width(view)
+    top = max(0, view.rowAt(0))
+    bottom = view.rowAt(view.viewport().height() - 1)
+    bottom = model.rowCount() - 1 if bottom < 0 else bottom
+    cut = []
+    for row in range(top, bottom + 1):
+        for column in range(first_column, model.columnCount()):
+            text = str(model.index(row, column).data() or "")
+            if metrics.horizontalAdvance(text) > view.columnWidth(column) - margin:
+                cut.append(f"{model.headerData(column, Qt.Orientation.Horizontal)}: {text}")
+    return cut
+
+
+def label_cut(label: QLabel) -> bool:
+    """A one-line plain label whose text is wider than the room it is given (drawn cut)."""
+    text = label.text().replace("&&", "\0").replace("&", "").replace("\0", "&")  # as drawn: no mnemonic marks
+    if not text or label.wordWrap() or label.textFormat() == Qt.TextFormat.RichText or "<" in text:
+        return False
+    return label.fontMetrics().horizontalAdvance(text) > label.contentsRect().width() + 1
+
+
+def page_checks(top: QWidget, page: QWidget) -> dict[str, Any]:
+    """What a page shows, measured as drawn inside ``top``: labels over each other or cut, table cells
+    cut, the page inside the window, and its help text's contrast on the window's background."""
+    labels = [w for w in page.findChildren(QLabel) if w.isVisibleTo(top)]
+    helps = [w for w in labels if w.property("help_text")]
+    window = top.palette().color(QPalette.ColorRole.Window)
+    ratios = [contrast(over(w.palette().color(w.foregroundRole()), window), window) for w in helps]
+    at = page.mapTo(top, QPoint(0, 0))
+    return {"overlaps": label_overlaps(top, labels), "cut_labels": [w.text()[:40] for w in labels if label_cut(w)],
+            "cut_cells": [c for v in page.findChildren(QTableView) if v.isVisibleTo(top) for c in elided_cells(v, 0)],
+            "inside": top.rect().contains(QRect(at, page.size())), "labels": len(labels), "help_labels": len(helps),
+            "lowest_help_contrast": round(min(ratios), 2) if ratios else None}
+
+
 def memory_share(browser: MemoryBrowser) -> float:
     view = browser.memories.view
     return view.header().sectionSize(0) / max(1, view.viewport().width())
@@ -211,7 +271,7 @@ def memory_share(browser: MemoryBrowser) -> float:
 
 def _scale_browser(services: Services, size: tuple[int, int], outdir: Path, name: str,
                    checks: dict[str, Any]) -> MemoryBrowser:
-    browser = MemoryBrowser(services)
+    browser = app_browser(services)
     browser.resize(*size)
     browser.show()
     model = browser.memories.model
@@ -219,8 +279,19 @@ def _scale_browser(services: Services, size: tuple[int, int], outdir: Path, name
     settle(services, 500)
     grab(browser, outdir / name)
     checks[name] = {"status": browser.count_label.text(), "memory_share": round(memory_share(browser), 3),
-                    "size": [browser.width(), browser.height()]}
+                    "size": [browser.width(), browser.height()], "cut_cells": elided_cells(browser.memories.view)}
     return browser
+
+
+def _tools_checks(browser: MemoryBrowser, services: Services) -> dict[str, Any]:
+    """The AI tools tab of ``browser`` measured as drawn (then back to Memories)."""
+    tools = browser.extra_tabs["AI tools"]
+    browser.tabs.setCurrentWidget(tools)
+    wait_for(lambda: tools.clients.rowCount() > 0, 20_000)  # type: ignore[attr-defined]
+    settle(services, 300)
+    found = page_checks(browser, tools)
+    browser.tabs.setCurrentWidget(browser.memories)
+    return found
 
 
 def _scale_ends(browser: MemoryBrowser, services: Services, outdir: Path, checks: dict[str, Any]) -> None:
@@ -262,11 +333,15 @@ def _scale_settings(services: Services, outdir: Path, name: str, checks: dict[st
     screen.save(str(outdir / name))
     save = settings.buttons.button(QDialogButtonBox.StandardButton.Save)
     save_rect = QRect(save.mapTo(settings, QPoint(0, 0)) + at, save.size())
-    overlaps = []
+    overlaps, sync_labels = [], 0
     for row in range(settings.sections.count()):
         settings.sections.setCurrentRow(row)
         settle(services, 100)
         page = settings.stack.currentWidget()
+        if page.findChild(SyncSettingsPage) is not None:  # its contents come from a read: wait for them
+            wait_for(lambda: bool(sync_page(settings).status), 20_000)
+            settle(services, 100)
+            sync_labels = sum(w.isVisibleTo(settings) and bool(w.text()) for w in page.findChildren(QLabel))
         labels = [*page.findChildren(QLabel), settings.restart_note, settings.problem]
         overlaps += label_overlaps(settings, labels)
     settings.sections.setCurrentRow(0)
@@ -276,7 +351,8 @@ def _scale_settings(services: Services, outdir: Path, name: str, checks: dict[st
     ratios = [contrast(over(w.palette().color(w.foregroundRole()), window), window) for w in helps]
     checks[name] = {"dialog": [settings.width(), settings.height()], "screen": list(SCREEN),
                     "save": [save_rect.x(), save_rect.y(), save_rect.width(), save_rect.height()],
-                    "overlaps": overlaps, "help_labels": len(helps), "lowest_help_contrast": round(min(ratios), 2)}
+                    "overlaps": overlaps, "sync_labels": sync_labels,
+                    "help_labels": len(helps), "lowest_help_contrast": round(min(ratios), 2)}
     return settings
 
 
@@ -289,7 +365,9 @@ def render_scale(outdir: Path) -> list[Path]:
     light = app.style().standardPalette()
     checks: dict[str, Any] = {}
     keep: list[QWidget] = []
+    person = os.environ.get("HOME")
     with tempfile.TemporaryDirectory() as tmp:
+        os.environ["HOME"] = tmp  # the AI tools' configuration files: none
         vault = Vault.open(Path(tmp) / "scale.vodou.sqlite")
         fill_vault(vault, SCALE_MEMORIES)
         embedder = Embedder("none")
@@ -303,6 +381,7 @@ def render_scale(outdir: Path) -> list[Path]:
                 apply_readable_palette(app)
                 for w, h in SCALE_SIZES:
                     keep.append(_scale_browser(services, (w, h), outdir, f"vault-20k-{w}x{h}-{name}.png", checks))
+                    checks[f"ai-tools-{w}x{h}-{name}"] = _tools_checks(keep[-1], services)
                 if name == "light":
                     _scale_ends(keep[0], services, outdir, checks)
                 keep.append(_scale_settings(services, outdir, f"settings-1366x768-{name}.png", checks))
@@ -314,16 +393,26 @@ def render_scale(outdir: Path) -> list[Path]:
             app.setPalette(light)
             services.close()
             runtime.close()
-    (outdir / CHECKS).write_text(json.dumps(checks, indent=1, ensure_ascii=False), encoding="utf-8")
+            if person is not None:
+                os.environ["HOME"] = person
+    small = outdir / CHECKS  # the states' checks, written by ``render`` first
+    earlier = json.loads(small.read_text("utf-8")) if small.exists() else {}
+    small.write_text(json.dumps({**earlier, **checks}, indent=1, ensure_ascii=False), encoding="utf-8")
     return [outdir / name for name in SCALE_SHOTS]
 
 
 def render(outdir: Path) -> list[Path]:
     outdir.mkdir(parents=True, exist_ok=True)
-    QApplication.instance() or QApplication([])
+    app = QApplication.instance() or QApplication([])
+    assert isinstance(app, QApplication)
+    PaletteKeeper(app)  # as the app starts: help text readable in the theme in force
+    person = {k: os.environ.get(k) for k in ("HOME", "CODEX_HOME")}
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["VODOU_HOME"] = tmp  # window size, per-site projects: never the person's own files
         os.environ["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")  # the autostart entry Settings names
+        os.environ["HOME"] = tmp  # the AI tools' configuration files: Cursor's set up, the others absent
+        os.environ.pop("CODEX_HOME", None)
+        install.apply(install.plan_install("cursor", "vodou", ["mcp"], install.server_env()))
         vault_path = paths.data_dir() / f"{paths.DEFAULT_PROFILE}.vodou.sqlite"  # under the temporary VODOU_HOME
         vault_path.parent.mkdir(parents=True)
         vault = Vault.open(vault_path)
@@ -343,6 +432,7 @@ def render(outdir: Path) -> list[Path]:
             services.close()
             pages.close()
             runtime.close()
+            os.environ.update({k: v for k, v in person.items() if v is not None})
 
 
 def _render_all(outdir: Path, services: Services) -> list[Path]:
@@ -351,7 +441,8 @@ def _render_all(outdir: Path, services: Services) -> list[Path]:
     keep: list[QWidget] = [*_empty_shots(services, paths, outdir)]
     seed(vault)
     seed_governance(vault, sites, gate)
-    keep.append(_browser_shots(services, paths))
+    checks: dict[str, Any] = {}
+    keep.append(_browser_shots(services, paths, checks))
     actions = ActionRegistry()
     state = read_page_state(vault, sites, PAGE, "Heron — Wikipedia")
     update_actions(actions, state)
@@ -369,12 +460,13 @@ def _render_all(outdir: Path, services: Services) -> list[Path]:
     dialog.run_dry_run()
     settle(services)
     grab(dialog, paths["forget-dialog.png"])
-    keep += [panel, menu, dialog, *_dialog_shots(services, paths)]
+    keep += [panel, menu, dialog, *_dialog_shots(services, paths, checks)]
     icon_strip(paths["icon-states.png"])
     for window in keep:  # delete widgets while the app and services still exist
         window.close()
         window.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    (outdir / CHECKS).write_text(json.dumps(checks, indent=1, ensure_ascii=False), encoding="utf-8")
     return list(paths.values())
 
 
@@ -410,9 +502,10 @@ def long_memory_browser(services: Services) -> MemoryBrowser:
     return browser
 
 
-def _browser_shots(services: Services, paths: dict[str, Path]) -> MemoryBrowser:
-    """The Memories tab with a corrected memory selected (history and actions), then each other tab."""
-    browser = MemoryBrowser(services)
+def _browser_shots(services: Services, paths: dict[str, Path], checks: dict[str, Any]) -> MemoryBrowser:
+    """The Memories tab with a corrected memory selected (history and actions), then each other tab,
+    AI tools last (the browser as the app opens it, with the tab the app adds)."""
+    browser = app_browser(services)
     browser.resize(*BROWSER_SIZE)
     browser.memories.search_box.setText("heron")
     settle(services)
@@ -431,13 +524,21 @@ def _browser_shots(services: Services, paths: dict[str, Path]) -> MemoryBrowser:
         browser.tabs.setCurrentWidget(browser.extra_tabs[name])
         settle(services)
         grab(browser, paths[shot])
+    tools = browser.extra_tabs["AI tools"]
+    browser.tabs.setCurrentWidget(tools)
+    wait_for(lambda: tools.writers.rowCount() > 0 and tools.clients.rowCount() > 0, 20_000)  # type: ignore[attr-defined]
+    settle(services)
+    grab(browser, paths["ai-tools.png"])
+    checks["ai-tools.png"] = {**page_checks(browser, tools), "size": [browser.width(), browser.height()],
+                              "writers": tools.writers.rowCount(),  # type: ignore[attr-defined]
+                              "set_up": [c.title for c in tools.clients.rows if c.state == "set up"]}  # type: ignore[attr-defined]
     long = long_memory_browser(services)
     grab(long, paths["long-memory.png"])
     long.close()
     return browser
 
 
-def _dialog_shots(services: Services, paths: dict[str, Path]) -> list[QWidget]:
+def _dialog_shots(services: Services, paths: dict[str, Path], checks: dict[str, Any]) -> list[QWidget]:
     add = AddMemoryDialog(services)
     add.text.setPlainText("The heron survey is on the first Sunday of each month")
     settle(services)
@@ -449,6 +550,7 @@ def _dialog_shots(services: Services, paths: dict[str, Path]) -> list[QWidget]:
     settings.show()
     settle(services)
     grab(settings, paths["settings.png"])
+    synced = _sync_shot(services, paths["settings-sync.png"], checks)
     recovery = RecoveryKeyDialog(to_recovery(SHOWN_KEY), services)
     recovery.status.setText("Copied to the clipboard: paste it into your password manager now.")
     recovery.kept.setEnabled(True)
@@ -460,7 +562,41 @@ def _dialog_shots(services: Services, paths: dict[str, Path]) -> list[QWidget]:
     paired.show()
     settle(services)
     grab(paired, paths["paired.png"])
-    return [add, settings, recovery, paired]
+    return [add, settings, synced, recovery, paired]
+
+
+def sync_page(settings: SettingsDialog) -> SyncSettingsPage:
+    found = settings.findChild(SyncSettingsPage)
+    assert found is not None
+    return found
+
+
+def _sync_shot(services: Services, path: Path, checks: dict[str, Any]) -> SettingsDialog:
+    """Settings turned to Sync, as the app opens it, on a vault that syncs with a second computer."""
+    vault = services.runtime.vault
+    home = paths.data_dir().parent
+    folder = home / "Sync" / "vodou"
+    folder.mkdir(parents=True)
+    secret, shown = setup_secret(vault.path)
+    SyncEngine(vault).setup(folder, "laptop", secret, joining=False)
+    SyncEngine(vault).run(force_snapshot=True)
+    with Vault.open(home / "desktop.vodou.sqlite") as other:
+        remember(other, "Written on the desktop computer", Origin("cli"))
+        SyncEngine(other).setup(folder, "desktop", resolve_join_key(shown), joining=True)
+        SyncEngine(other).run()
+    SyncEngine(vault).run()
+    settings = settings_for_screenshot(services)
+    settings.show_section("Sync")
+    settings.show()
+    page = sync_page(settings)
+    wait_for(lambda: bool(page.status.get("set_up")), 20_000)
+    settle(services)
+    for label in page.findChildren(QLabel):
+        label.setText(label.text().replace(str(home), "/home/you"))
+    grab(settings, path)
+    checks[path.name] = {**page_checks(settings, page), "devices": [page.devices.item(i).text()
+                                                                    for i in range(page.devices.count())]}
+    return settings
 
 
 def settings_for_screenshot(services: Services) -> SettingsDialog:

@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, Signal
 
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.search.embedder import Embedder, EmbedderState
+from vodou_desktop.ui.long_work import EMBEDDING, WorkProgress
 from vodou_desktop.ui.messages import MessageBridge
 from vodou_desktop.ui.ops import Ops, VaultEvents
 
@@ -56,14 +57,22 @@ class Services:
     opm: Any = None  # governance.opm
     bridge: Any = None  # bridge.server.BridgeServer
     extras: dict[str, Any] = field(default_factory=dict)
+    work: WorkProgress = field(default_factory=WorkProgress)  # background work's progress, for the status bar
+    _stop_listening: Any = None
 
     @classmethod
     def build(cls, runtime: Runtime, parent: QObject | None = None, **optional: Any) -> Services:
         messages = MessageBridge(parent)
         ops = Ops(messages, parent=parent)
+        ops.vault_path = runtime.vault.path
         events = VaultEvents(runtime.vault, parent)
-        return cls(runtime, messages, ops, events, ModelStatus(runtime.embedder, parent), **optional)
+        services = cls(runtime, messages, ops, events, ModelStatus(runtime.embedder, parent), **optional)
+        work = services.work
+        services._stop_listening = runtime.embedding_progress.listen(lambda d, t: work.report(EMBEDDING, d, t))
+        return services
 
     def close(self) -> None:
+        if self._stop_listening is not None:
+            self._stop_listening()
         self.events.close()
         self.ops.shutdown()

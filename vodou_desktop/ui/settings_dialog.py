@@ -37,6 +37,7 @@ from vodou_desktop.governance.ages import format_age
 from vodou_desktop.ui.actions import MODES
 from vodou_desktop.ui.backup_settings import BackupSettings
 from vodou_desktop.ui.capture_settings import CaptureSettings
+from vodou_desktop.ui.ops import failure_words
 from vodou_desktop.ui.pair_dialog import browser_label
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.settings_autostart import AutostartSection
@@ -229,8 +230,8 @@ class SettingsDialog(QDialog):
                 sites.set_global_default(mode)
             return settings
 
-        self._services.ops.run(work, self._saved, on_failure=lambda exc: self.problem.setText(f"Not saved: {exc}"),
-                               owner=self)
+        self._services.ops.run(work, self._saved, owner=self,
+                               on_failure=lambda exc: self.problem.setText(f"Not saved: {failure_words(exc)}"))
 
     def _saved(self, settings: config.Settings) -> None:
         self.saved = settings

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from vodou_desktop.cli.sync import setup_secret
+from vodou_desktop.governance.ages import format_age
 from vodou_desktop.sync.engine import SyncEngine, resolve_join_key
 from vodou_desktop.ui.services import Services
 from vodou_desktop.words import plural
@@ -114,7 +115,7 @@ class SyncSettingsPage(QWidget):
         self.synced_part.setVisible(set_up)
         if not set_up:
             return
-        last = status["last_run"] or "never"
+        last = format_age(status["last_run"]) if status["last_run"] else "never"
         self.summary.setText(f"This computer is “{status['name']}”, syncing through {status['folder']}. "
                              f"Last sync: {last}. Changes here not sent yet: {status['pending_changes']}.")
         self.devices.clear()
@@ -122,8 +123,9 @@ class SyncSettingsPage(QWidget):
             self.devices.addItem("No other computer has joined yet: run “Join…” (or `vodou sync join`) there.")
         for d in status["devices"]:
             state = "left" if d["left"] else f"{plural(d['pending_files'], 'file')} waiting"
-            self.devices.addItem(f"{d['name'] or d['id']} — applied through change {d['last_applied']}, last change "
-                                 f"{d['last_change_at'] or 'unknown'}, {state}")
+            when = format_age(d["last_change_at"]) if d["last_change_at"] else "not known yet"
+            self.devices.addItem(f"{d['name'] or d['id']} — last change {when} (change {d['last_applied']} applied), "
+                                 f"{state}")
         problems = list(status["problems"])
         if status["versioning"]:
             problems.append("Turn off file versioning for this folder in your sync engine: erased memories "

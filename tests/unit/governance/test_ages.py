@@ -82,3 +82,26 @@ def test_instants_render_minutes_hours_days(delta: timedelta, expected: str) -> 
 
 def test_missing_time_says_so() -> None:
     assert format_age(None) == "unknown time"
+
+
+@pytest.mark.parametrize(("days", "expected"), [
+    (30, "30 days ago"),
+    (31, "1 month ago"),
+    (232, "7 months ago"),
+    (364, "11 months ago"),
+    (365, "1 year ago"),
+    (1053, "2 years ago"),
+])
+def test_past_a_month_ages_count_months_then_years(days: int, expected: str) -> None:
+    now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+    assert format_age((now - timedelta(days=days)).isoformat(), "instant", now=now, tz=UTC) == expected
+    assert format_age((now - timedelta(days=days)).date().isoformat(), "day", now=now, tz=UTC) == expected
+
+
+def test_no_age_is_wider_than_the_longest_ones_listed() -> None:
+    from vodou_desktop.governance.ages import LONGEST_AGES
+
+    now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+    widest = max(len(a) for a in LONGEST_AGES)
+    seen = {format_age((now - timedelta(minutes=m)).isoformat(), now=now) for m in range(0, 60 * 24 * 4000, 97)}
+    assert max(len(a) for a in seen) <= widest

@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox, QMessageBox
 from pytestqt.modeltest import ModelTester
 
+from vodou_desktop.governance.ages import format_date
 from vodou_desktop.governance.approvals import Turn
 from vodou_desktop.governance.opm import OperatorMemory
 from vodou_desktop.ui.browser.opm_tab import NEVER_RECALLED
@@ -123,8 +124,8 @@ def test_operator_memory_shows_categories_status_expiry_and_history(qtbot, gover
     history = by_text["Answer in British English"]
     assert (history.kind, history.status, history.revision) == ("revision", NEVER_RECALLED, "r1 → r2")
     old = by_text["Working on the 2019 migration"]
-    expired_on = datetime(2020, 3, 31, tzinfo=UTC).astimezone().date().isoformat()  # shown as a local date
-    assert (old.status, old.expires) == ("expired", f"expired {expired_on}")
+    expired_on = format_date(datetime(2020, 3, 31, tzinfo=UTC).isoformat())  # a local date, in words
+    assert (old.status, old.expires) == ("expired", f"expired {expired_on}") and "2020-" not in old.expires
     assert by_text["Pinned contexts — 1 of 8"].expires == "after 90 days"
     assert ids["old"] == old.memory_id
     ModelTester(None).check(tab.model)

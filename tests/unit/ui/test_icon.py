@@ -344,3 +344,53 @@ def test_the_generator_writes_every_png(qapp, tmp_path, capsys):
     }
     assert written == expected
     assert len(capsys.readouterr().out.splitlines()) == len(expected)
+
+
+def bar_columns(img: np.ndarray) -> list[list[int]]:
+    """Columns of the lower right quarter holding a vertical run (≥ 3 px) of opaque white pixels with an
+    opaque dark pixel right above and right below it, grouped into runs of neighbouring columns."""
+    size = img.shape[0]
+    opaque = img[..., 0] == 255
+    light = opaque & (img[..., 1:].min(axis=-1) >= 230)
+    dark = opaque & (img[..., 1:].max(axis=-1) <= 60)
+    found: list[int] = []
+    for x in range(size // 2, size):
+        y = size // 2
+        while y < size:
+            if light[y, x]:
+                end = y
+                while end < size and light[end, x]:
+                    end += 1
+                if end - y >= 3 and dark[y - 1, x] and end < size and dark[end, x]:
+                    found.append(x)
+                    break
+                y = end
+            y += 1
+    groups: list[list[int]] = []
+    for x in found:
+        if groups and x == groups[-1][-1] + 1:
+            groups[-1].append(x)
+        else:
+            groups.append([x])
+    return groups
+
+
+@pytest.mark.parametrize("size", [16, 22, 32])
+def test_the_pause_badge_is_two_bars_apart_not_a_blob(size):
+    """Issue 24: at 16 px the pause badge was a grey blob. Two vertical runs of white on the dark
+    badge, a dark column between them; the badge's rim stands out on a dark panel and its square on a
+    light one."""
+    img = argb(state_image("paused", size))
+    bars = bar_columns(img)
+    assert len(bars) == 2, bars
+    gap = range(bars[0][-1] + 1, bars[1][0])
+    assert len(gap) >= 1
+    bar_rows = np.nonzero((img[:, bars[0][0], 1:].min(axis=-1) >= 230) & (np.arange(size) >= size // 2))[0]
+    middle = int(bar_rows[len(bar_rows) // 2])
+    assert all(img[middle, x, 1:].max() <= 60 for x in gap)  # dark between the bars
+    corner = img[size - 1, size - 1]  # the rim, outermost
+    inside = img[middle, bars[0][0] - 1]  # the dark square beside a bar
+    for panel, part in ((DARK_PANEL, corner), (LIGHT_PANEL, inside)):
+        lum, bg = luminance(part[1:].astype(float)), luminance(np.array(panel, dtype=float))
+        assert (max(lum, bg) + 0.05) / (min(lum, bg) + 0.05) >= 4.5, (panel, part)
+    assert bar_columns(argb(state_image("dimmed", size))) == []  # the off icon has no pause mark

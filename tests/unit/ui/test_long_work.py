@@ -96,3 +96,88 @@ def test_a_job_nobody_holds_is_released_on_the_gui_thread(qtbot):
     qtbot.waitUntil(lambda: ended == [7], timeout=5_000)
     qtbot.waitUntil(lambda: bool(destroyed_on), timeout=5_000)
     assert destroyed_on == [threading.main_thread().name]
+
+
+# -- issue 24: re-embedding after a model change and the near-duplicate scan show how far they are --
+
+def browser_over(vault: Vault, model: Embedder):  # type: ignore[no-untyped-def]
+    from vodou_desktop import config
+    from vodou_desktop.runtime import Runtime
+    from vodou_desktop.search.service import SearchService
+    from vodou_desktop.search.vectors import VectorIndex
+    from vodou_desktop.ui.browser.window import MemoryBrowser
+    from vodou_desktop.ui.services import Services
+
+    index = VectorIndex(vault, model=model.model_id)
+    runtime = Runtime(config.Settings(), vault, model, index, SearchService(vault, model, index))
+    services = Services.build(runtime)
+    browser = MemoryBrowser(services)
+    browser.show()
+    shown: list[tuple[str, bool]] = []  # the status bar's work line after each report, as drawn
+    services.work.progressed.connect(lambda *_: shown.append((browser.work.label.text(), browser.work.isVisible())))
+    return runtime, services, browser, shown
+
+
+@pytest.mark.model
+def test_reembedding_after_a_model_change_shows_progress_in_the_status_bar(qtbot, vault, model):
+    from vodou_desktop.ingest.remember import Origin, remember
+    from vodou_desktop.ui.long_work import EMBEDDING
+    from vodou_desktop.vault.facts import VECTORS_MODEL_SETTING, set_embeddings
+    from vodou_desktop.vault.settings_store import get_setting
+
+    ids = [remember(vault, f"note {i}: the heron count at pond {i % 7}", Origin("cli")) for i in range(40)]
+    old = model.encode([f"note {i}" for i in ids])  # vectors of an earlier model, as after a model change
+    vault.write(lambda conn, change: set_embeddings(conn, change, zip(ids, old, strict=True), model="an-older-model"))
+    runtime, services, browser, shown = browser_over(vault, model)
+    qtbot.addWidget(browser)
+    try:
+        runtime.start_backfill()  # as the app starts: the background embedding, re-embedding what is stale
+        qtbot.waitUntil(lambda: bool(shown) and shown[-1][0] == f"{EMBEDDING}: done (40)", timeout=60_000)
+        assert (f"{EMBEDDING}: 0 of 40", True) in shown  # shown while it runs, from the first report
+        assert browser.work.isVisible() and browser.work.bar.value() == browser.work.bar.maximum() == 40
+        assert vault.read(lambda c: get_setting(c, VECTORS_MODEL_SETTING)) == model.model_id
+        qtbot.waitUntil(lambda: not browser.work.isVisible(), timeout=10_000)  # then the line goes
+    finally:
+        runtime.backfiller.stop()  # type: ignore[union-attr]
+        services.close()
+        runtime.index.close()
+
+
+@pytest.mark.model
+def test_find_near_duplicates_shows_its_progress_and_reaches_done(qtbot, vault, model):
+    from vodou_desktop.ui.long_work import DUPLICATES, EMBEDDING
+
+    fill(vault, 230)  # not embedded yet: the scan embeds them first, then compares every memory
+    runtime, services, browser, shown = browser_over(vault, model)
+    qtbot.addWidget(browser)
+    reports: list[tuple[str, int, int]] = []
+    services.work.progressed.connect(lambda *r: reports.append(r))
+    try:
+        assert browser.actions["dedupe"].isEnabled()
+        browser.actions["dedupe"].trigger()  # Tools ▸ Find near-duplicates
+        qtbot.waitUntil(lambda: browser.duplicates is None, timeout=120_000)
+        assert reports[0] == (EMBEDDING, 0, 230) and (EMBEDDING, 230, 230) in reports
+        assert (DUPLICATES, 200, 230) in reports and reports[-1] == (DUPLICATES, 230, 230)
+        assert (f"{DUPLICATES}: 200 of 230", True) in shown and shown[-1] == (f"{DUPLICATES}: done (230)", True)
+        qtbot.waitUntil(lambda: browser.statusBar().currentMessage().startswith("Near-duplicates: "))
+        assert "among 230 memories" in browser.statusBar().currentMessage()
+    finally:
+        services.close()
+        runtime.index.close()
+
+
+def test_the_startup_objects_leave_the_full_garbage_collections():
+    """What the app does once started (bench/gui_stall.py: a full collection over the browser's heap
+    held the interpreter lock for 190-270 ms, and the GUI thread's next paint waited for it)."""
+    import gc
+
+    from vodou_desktop.ui.ops import freeze_startup_objects
+
+    kept = [[] for _ in range(1000)]  # tracked objects alive at startup
+    try:
+        frozen = freeze_startup_objects()
+        assert frozen >= len(kept) and gc.get_freeze_count() == frozen
+        old = {id(o) for o in gc.get_objects(generation=2)}
+        assert not any(id(o) in old for o in kept)  # moved out of the oldest generation: never walked
+    finally:
+        gc.unfreeze()  # the rest of the test session collects as usual

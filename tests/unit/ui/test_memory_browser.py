@@ -6,10 +6,14 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.modeltest import ModelTester
 
+from vodou_desktop.data.sample_vault import fill_vault
+from vodou_desktop.governance.ages import LONGEST_AGES
 from vodou_desktop.ingest.dedupe import dedupe_scan
 from vodou_desktop.ingest.remember import Origin, correct, remember
 from vodou_desktop.ui.browser.results_model import ResultsModel
-from vodou_desktop.ui.browser.window import MemoryBrowser
+from vodou_desktop.ui.browser.window import DEFAULT_SIZE, MemoryBrowser
+from vodou_desktop.ui.screenshots import cut_width, elided_cells, memory_share
+from vodou_desktop.words import LIST_KINDS, kind_words
 
 
 def shown_texts(browser: MemoryBrowser) -> list[str]:
@@ -102,14 +106,40 @@ def test_browsing_shows_project_kind_source_and_pin_without_a_score(qtbot, servi
     assert model.columns == ("Memory", "Project", "Kind", "Source", "Age")
     rows = {r.fact.text: i for i, r in enumerate(model.results)}
     pnpm = rows["Use pnpm, not npm, in the web repository"]
-    assert [model.index(pnpm, c).data() for c in range(1, 4)] == ["web", "decision", "you wrote it (command line)"]
+    assert [model.index(pnpm, c).data() for c in range(1, 4)] == ["web", "decision", "command line"]
+    assert model.index(pnpm, 3).data(Qt.ItemDataRole.ToolTipRole) == "you wrote it (command line)"  # in full
     wiki = rows["The staging database password rotates every Monday"]
     assert [model.index(wiki, c).data() for c in range(1, 4)] == ["infra", "fact", "wiki.example.com"]
     chat = rows["The quarterly report is due on the fifth"]
-    assert model.index(chat, 1).data() == "global" and model.index(chat, 3).data() == "imported from ChatGPT"
+    assert model.index(chat, 1).data() == "global" and model.index(chat, 3).data() == "ChatGPT import"
     qtbot.waitUntil(lambda: any(r.fact.tier == "pinned" for r in model.results))
     pinned = next(i for i, r in enumerate(model.results) if r.fact.tier == "pinned")
     assert model.index(pinned, 0).data() == "★ Prefers dark mode in every editor"
+
+
+def test_no_project_kind_source_or_age_is_cut_at_the_default_size(qtbot, services):
+    """At 1100×700 the metadata columns show their words whole ("232 days a…" was cut): every site,
+    project and kind of a generated vault, every age the formatter can give; the text keeps ≥ 45 %."""
+    vault = services.runtime.vault
+    fill_vault(vault, 300)
+    remember(vault, "Written a moment ago by hand", Origin("cli"), project="household")
+    browser = MemoryBrowser(services)
+    qtbot.addWidget(browser)
+    browser.resize(*DEFAULT_SIZE)
+    browser.show()
+    view, model = browser.memories.view, browser.memories.model
+    qtbot.waitUntil(lambda: model.result_at(0) is not None and bool(browser.memories.filters.projects()))
+    qtbot.waitUntil(lambda: all(model.index(r, 1).data() != "…" for r in range(30)))
+    assert (browser.width(), browser.height()) == DEFAULT_SIZE
+    assert elided_cells(view) == []
+    metrics, room = view.fontMetrics(), {c: view.columnWidth(c) - cut_width(view) for c in range(1, 5)}
+    assert all(metrics.horizontalAdvance(age) <= room[4] for age in LONGEST_AGES)
+    assert all(metrics.horizontalAdvance(kind_words(k)) <= room[2] for k in LIST_KINDS)
+    assert memory_share(browser) >= 0.45
+    browser.memories.set_order("oldest")  # the ages of the oldest (years) and their sites
+    qtbot.waitUntil(lambda: model.listing.order == "oldest" and model.result_at(0) is not None)
+    qtbot.waitUntil(lambda: all(model.index(r, 1).data() != "…" for r in range(30)))
+    assert elided_cells(view) == []
 
 
 def test_results_model_passes_the_model_tester(qtbot, services, seeded):

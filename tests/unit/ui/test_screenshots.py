@@ -4,6 +4,7 @@ renders, and the properties a person relies on hold in what is drawn (issue 14).
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -151,6 +152,8 @@ def test_the_browser_states_the_total_and_gives_the_text_the_room(checks, galler
     shot = checks[name]
     assert shot["status"] == f"{SCALE_MEMORIES:,} memories" and tuple(shot["size"]) == size
     assert shot["memory_share"] >= 0.45  # the Memory column: at least 45 % of the table's width
+    if size == BROWSER_SIZE:
+        assert shot["cut_cells"] == []  # project, kind, source and age whole at the default size
     image = QImage(str(gallery / name))
     assert (image.width(), image.height()) == size  # the window as opened, not resized for the picture
 
@@ -171,4 +174,28 @@ def test_settings_fit_the_laptop_screen_without_overlaps_and_help_text_is_readab
     assert 0 <= x and x + w <= SCREEN[0] and 0 <= y and y + h <= SCREEN[1]  # Save inside 1366×768
     assert shot["dialog"][0] <= SCREEN[0] and shot["dialog"][1] <= SCREEN[1]
     assert shot["overlaps"] == []  # no label drawn over another, on any page
+    assert shot["sync_labels"] >= 3  # the Sync page measured with its contents (read by an op), not empty
     assert shot["help_labels"] >= 4 and shot["lowest_help_contrast"] >= 4.5
+
+
+# -- the AI tools tab and Settings ▸ Sync, as the app opens them --
+
+def test_the_ai_tools_tab_is_in_the_gallery_whole_and_readable(checks, gallery):
+    shot = checks["ai-tools.png"]
+    picture = QImage(str(gallery / "ai-tools.png"))
+    assert tuple(shot["size"]) == BROWSER_SIZE == (picture.width(), picture.height())
+    assert shot["set_up"] == ["Cursor"] and shot["writers"] == 2  # what the seeded vault and home hold
+    for name in ["ai-tools.png", *(f"ai-tools-{w}x{h}-{p}" for p in ("light", "dark") for w, h in SCALE_SIZES)]:
+        tab = checks[name]
+        assert tab["inside"] and tab["labels"] >= 4, name
+        assert tab["overlaps"] == [] and tab["cut_labels"] == [], name
+        assert tab["help_labels"] >= 1 and tab["lowest_help_contrast"] >= 4.5, name
+    assert checks["ai-tools.png"]["cut_cells"] == []  # at the default size every cell whole
+
+
+def test_the_sync_page_is_in_the_gallery_with_its_contents(checks, gallery):
+    shot = checks["settings-sync.png"]
+    assert shot["inside"] and shot["overlaps"] == [] and shot["cut_labels"] == []
+    assert shot["labels"] >= 3  # heading, summary, "Devices seen:" (the contents, read by an op)
+    assert [d.split(" — ")[0] for d in shot["devices"]] == ["desktop"]
+    assert not any(re.search(r"\d{4}-\d\d-\d\dT", d) for d in shot["devices"])  # a time in words, not ISO

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QSplitter,
+    QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTableView,
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from vodou_desktop.governance.ages import LONGEST_AGES
 from vodou_desktop.ui.browser.details import DetailPane, FactDetails, load_details
 from vodou_desktop.ui.browser.fact_actions import NAMES as ACTION_NAMES
 from vodou_desktop.ui.browser.fact_actions import FactActions
@@ -29,17 +31,26 @@ from vodou_desktop.ui.browser.search_controller import Query, SearchController
 from vodou_desktop.ui.services import Services
 from vodou_desktop.vault import ALL_PROJECTS, Fact, FactFilter
 from vodou_desktop.vault import query as q
-from vodou_desktop.words import score_details
+from vodou_desktop.words import GLOBAL, LIST_KINDS, kind_words, score_details
 
 EMPTY_VAULT = ("<b>Your memory is empty.</b> Add a memory with <i>File ▸ Add memory…</i> (Ctrl+N), import a "
                "ChatGPT or Claude export with <i>File ▸ Import…</i>, or pair the browser extension "
                "(<i>File ▸ Pair browser extension…</i>) to save notes and selections from web pages.")
 
 
-# Each metadata column's width in average characters: the memory's own text gets the rest, and the
-# metadata together never take more than META_SHARE of the list (they elide; tooltips say it all).
-META_CHARS = {"Project": 12, "Kind": 10, "Source": 18, "Age": 15}
-META_SHARE = 0.5
+# The metadata columns fit their words: Kind and Age every word they can show (so none is ever cut),
+# Project the vault's project names up to PROJECT_CHARS average characters, Source what is left of
+# META_SHARE of the list up to SOURCE_CHARS (a longer site is cut in the middle; the tooltip and the
+# details say it whole). The memory's own text gets the rest: at least 1 - META_SHARE of the list.
+PROJECT_CHARS, SOURCE_CHARS = 14, 24
+META_SHARE = 0.55
+KIND_TEXTS = tuple({kind_words(k) for k in LIST_KINDS})  # what a person adds and pages add
+
+
+def cell_padding(view: QTableView) -> int:
+    """What a cell adds around its text (the style's text margins on both sides, and a pixel of grid)."""
+    margin = view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, view) + 1
+    return 2 * margin + 2
 
 
 class MemoryTable(QTableView):
@@ -135,7 +146,7 @@ class MemoriesTab(QWidget):
         split.addWidget(right)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
-        split.setSizes([640, 420])
+        split.setSizes([730, 370])
         layout = QVBoxLayout(self)
         layout.addWidget(self.search_box)
         layout.addWidget(self.filters)
@@ -143,18 +154,32 @@ class MemoriesTab(QWidget):
         layout.addWidget(split, 1)
 
     def _size_columns(self) -> None:
-        """The memory's text gets the room: metadata columns have a capped width (their whole text
-        is in the tooltip and the details) and together take at most ``META_SHARE`` of the list."""
+        """The memory's text gets the room; each metadata column is as wide as its words need (see
+        ``META_SHARE``), and only Source (then, on a very narrow list, every column) gives way."""
         header = self.view.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        char = self.view.fontMetrics().averageCharWidth()
-        wanted = {c: META_CHARS.get(name, 10) * char + 16 for c, name in enumerate(self.model.columns) if c}
-        room = self.view.viewport().width() * META_SHARE
+        text, head = self.view.fontMetrics(), header.fontMetrics()
+        char, pad = text.averageCharWidth(), cell_padding(self.view)
+        arrow = self.view.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMarkSize, None, header) + pad
+
+        def fit(words: tuple[str, ...] | list[str], cap: int | None = None) -> int:
+            width = max(text.horizontalAdvance(w) for w in words) + pad
+            return width if cap is None else min(width, cap * char + pad)
+
+        columns = self.model.columns
+        wanted = {"Kind": fit(KIND_TEXTS), "Age": fit(LONGEST_AGES),
+                  "Project": fit([GLOBAL, *self.filters.projects()], PROJECT_CHARS)}
+        wanted = {name: max(width, head.horizontalAdvance(name) + arrow) for name, width in wanted.items()}
+        room = int(self.view.viewport().width() * META_SHARE)
+        source_floor = head.horizontalAdvance("Source") + arrow
+        wanted["Source"] = max(source_floor, min(SOURCE_CHARS * char + pad, room - sum(wanted.values())))
         scale = min(1.0, room / max(1, sum(wanted.values())))
-        for column, width in wanted.items():
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
-            header.resizeSection(column, max(4 * char, int(width * scale)))
+        for name, width in wanted.items():
+            if name in columns:
+                column = columns.index(name)
+                header.setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
+                header.resizeSection(column, max(4 * char, int(width * scale)))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         if watched is self.view.viewport() and event.type() == QEvent.Type.Resize:
@@ -216,7 +241,11 @@ class MemoriesTab(QWidget):
         self.controller.request(self.current_query())
         vault, everything = self._services.runtime.vault, FactFilter(project=ALL_PROJECTS)
         self._services.ops.run(lambda: vault.read(lambda conn: q.count_facts_by_project(conn, everything)),
-                               self.filters.set_projects, owner=self)
+                               self._projects_read, owner=self)
+
+    def _projects_read(self, counts: dict[str, int]) -> None:
+        self.filters.set_projects(counts)
+        self._size_columns()  # the Project column fits the vault's project names
 
     def selected_fact(self) -> Fact | None:
         result = self.model.result(self.view.currentIndex())

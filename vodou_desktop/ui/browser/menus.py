@@ -12,7 +12,7 @@ from vodou_desktop import APP_NAME, __version__
 from vodou_desktop.ui.actions import ActionRegistry
 
 FILE = ("add_memory", "import", "-", "backup", "restore", "export", "-", "pair", "settings", "-", "quit")
-TOOLS = ("forget_site", "backfill")
+TOOLS = ("forget_site", "backfill", "dedupe")
 HELP = ("shortcuts", "about")
 FIXED_KEYS = [("Enter (in the search box)", "Go to the results"), ("Up / Down", "Move through the results"),
               ("Ctrl+Enter", "Save in a text dialog"),

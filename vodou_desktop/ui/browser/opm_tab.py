@@ -14,6 +14,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QHBoxLayout, QMessageBox, QPushButton, QTreeView, QVBoxLayout, QWidget
 
+from vodou_desktop.governance.ages import format_age, format_date
 from vodou_desktop.governance.opm import CATEGORIES, Category, OwnedMemory
 from vodou_desktop.ui.prompts import TextPrompt, ask_to_confirm
 from vodou_desktop.ui.services import Services
@@ -50,7 +51,7 @@ def _expiry(expires_at: str | None, now: datetime) -> str:
         return "never"
     when = parse_iso(expires_at)
     days = (when - now).days
-    day = when.astimezone().date().isoformat()
+    day = format_date(expires_at)  # "31 March 2026", in local time
     if when <= now:
         return f"expired {day}"
     return f"{day} (in {days} day{'s' if days != 1 else ''})" if days >= 1 else f"{day} (today)"
@@ -60,11 +61,11 @@ def _memory_item(owned: OwnedMemory, now: datetime) -> TreeRow[OpmItem]:
     row = owned.memory
     source = row.source_ref if row.source_ref == row.original_source_ref else \
         f"{row.source_ref} (first from {row.original_source_ref})"
-    tip = f"{row.content}\n\nid {row.id} · created {row.created_at[:10]}" + (
-        f" · reauthorized {row.reauthorized_at[:10]}" if row.reauthorized_at else "") + (
-        f" · last recalled {row.last_used_at[:10]}" if row.last_used_at else " · not recalled yet")
+    tip = f"{row.content}\n\nid {row.id} · created {format_age(row.created_at)}" + (
+        f" · reauthorized {format_age(row.reauthorized_at)}" if row.reauthorized_at else "") + (
+        f" · last recalled {format_age(row.last_used_at)}" if row.last_used_at else " · not recalled yet")
     past = [TreeRow(OpmItem("revision", h.content, NEVER_RECALLED, "", f"r{h.revision} → r{h.successor_revision}",
-                            h.source_ref, row.id, f"{h.content}\n\nsuperseded {h.superseded_at[:10]}"))
+                            h.source_ref, row.id, f"{h.content}\n\nreplaced {format_age(h.superseded_at)}"))
             for h in sorted(owned.history, key=lambda h: -h.revision)]
     item = OpmItem("memory", row.content, owned.status, _expiry(row.expires_at, now), f"r{row.revision}", source,
                    row.id, tip)

@@ -7,9 +7,9 @@ Until a listing's ids are all known, the model holds the first page and says how
 all ("100 of 5,000").
 
 Columns: the memory (a ★ marks a pinned one), its project, kind, where it came from (site or tool in
-words) and age. While searching, why a memory matched ("matched 'heron' · similar in meaning · you
-wrote it") is the memory cell's tooltip and is in the details pane, with the score's factors behind
-"How this was ranked" (SEARCH-2). Ages use the one age formatter (GOV-10).
+a few words; in full in the tooltip) and age. While searching, why a memory matched ("matched 'heron' ·
+similar in meaning · you wrote it") is the memory cell's tooltip and is in the details pane, with the
+score's factors behind "How this was ranked" (SEARCH-2). Ages use the one age formatter (GOV-10).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from PySide6.QtGui import QGuiApplication, QPalette
 from vodou_desktop.governance.ages import format_age
 from vodou_desktop.search.service import SearchResult
 from vodou_desktop.vault import Fact, FactFilter
-from vodou_desktop.words import fact_source, kind_words, project_words, score_details, why_matched
+from vodou_desktop.words import fact_source, fact_source_short, kind_words, project_words, score_details, why_matched
 
 Index = QModelIndex | QPersistentModelIndex
 NO_PARENT = QModelIndex()  # the root; a shared default (Qt treats it as immutable)
@@ -246,7 +246,7 @@ class ResultsModel(QAbstractTableModel):
         if column == "Kind":
             return kind_words(fact.kind)
         if column == "Source":
-            return fact_host(fact)
+            return fact_source_short(fact)
         return fact_age(fact)
 
     def _tooltip(self, result: SearchResult, column: str) -> str | None:

@@ -18,7 +18,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from vodou_desktop.search.service import SearchResult, SearchService
 from vodou_desktop.ui.browser.results_model import PAGE, Listing
-from vodou_desktop.ui.ops import Ops
+from vodou_desktop.ui.ops import Ops, failure_words
 from vodou_desktop.vault import FactFilter, Vault
 from vodou_desktop.vault import query as q
 
@@ -139,12 +139,12 @@ class SearchController(QObject):
 
     def _page_failed(self, generation: int, exc: BaseException) -> None:
         if generation == self._generation:
-            self.failed.emit(str(exc))
+            self.failed.emit(failure_words(exc, self._ops.vault_path))
 
     def _fail(self, generation: int, exc: BaseException) -> None:
         self._set_running(-1)
         if generation == self._generation:
-            self.failed.emit(str(exc))
+            self.failed.emit(failure_words(exc, self._ops.vault_path))
 
     def _set_running(self, delta: int) -> None:
         before = self._running > 0

@@ -11,6 +11,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar, QTabWidget, QWidget
 
 from vodou_desktop import paths
+from vodou_desktop.errors import KnownError
 from vodou_desktop.ui.actions import ActionRegistry
 from vodou_desktop.ui.add_memory_dialog import AddMemoryDialog
 from vodou_desktop.ui.browser.approvals_tab import ApprovalsTab
@@ -21,6 +22,7 @@ from vodou_desktop.ui.browser.opm_tab import OperatorMemoryTab
 from vodou_desktop.ui.browser.results_model import ORDER_WORDS, ResultsModel
 from vodou_desktop.ui.browser.sites_tab import SitesTab
 from vodou_desktop.ui.import_work import Importer
+from vodou_desktop.ui.long_work import LongJob, WorkIndicator, duplicates_job
 from vodou_desktop.ui.services import Services
 from vodou_desktop.vault import Change
 from vodou_desktop.words import plural
@@ -80,13 +82,17 @@ class MemoryBrowser(QMainWindow):
         self.count_label.setAccessibleName("How many are shown")
         self.model_label = QLabel(services.model_status.text())
         self.busy = QProgressBar(maximum=0, maximumWidth=80, visible=False)
+        self.work = WorkIndicator()  # re-embedding, the near-duplicate scan: how far they are
         self.statusBar().addWidget(self.count_label)
+        self.statusBar().addPermanentWidget(self.work)
         self.statusBar().addPermanentWidget(self.busy)
         self.statusBar().addPermanentWidget(self.model_label)
         self.importer = Importer(services, self)
         self.dialogs: list[QWidget] = []
         self.menus = build_menu_bar(self, self.actions, self.memories.fact_actions.all(), self._view_actions())
         self._wire_actions()
+        self.duplicates: LongJob | None = None
+        services.work.progressed.connect(self.work.show_progress)
         services.model_status.changed.connect(self._model_changed)
         services.messages.error_shown.connect(self._show_message)
         services.messages.info_shown.connect(self._show_message)
@@ -119,6 +125,7 @@ class MemoryBrowser(QMainWindow):
         self.actions["add_memory"].triggered.connect(self.add_memory)
         self.actions["import"].triggered.connect(self.importer.choose_and_start)
         self.actions["shortcuts"].triggered.connect(self.show_shortcuts)
+        self.actions["dedupe"].triggered.connect(self.find_duplicates)
         self.actions["about"].triggered.connect(lambda: show_about(self))
         for action in self.actions.all_actions():
             self.addAction(action)  # shortcuts work while the window has focus
@@ -133,6 +140,31 @@ class MemoryBrowser(QMainWindow):
         dialog.saved.connect(self.memories.follow)
         self._keep(dialog)
         return dialog
+
+    def find_duplicates(self) -> LongJob | None:
+        """Group near-duplicate memories again (as ``vodou mem dedupe``), its progress in the status bar."""
+        if self.duplicates is not None:
+            return self.duplicates  # one scan at a time
+        runtime = self.services.runtime
+        try:
+            job = duplicates_job(runtime.vault, runtime.embedder, self.services.work, self)
+        except KnownError as exc:
+            self.services.messages.error(str(exc))
+            return None
+        job.finished.connect(self._duplicates_found)
+        job.failed.connect(self._duplicates_failed)
+        self.duplicates = job.start()
+        return job
+
+    def _duplicates_found(self, report: object) -> None:
+        self.duplicates = None
+        groups = len(getattr(report, "groups", []))
+        self.services.messages.info(f"Near-duplicates: {plural(groups, 'set of near-duplicates')} among "
+                                    f"{plural(getattr(report, 'scanned', 0), 'memory')}.")
+
+    def _duplicates_failed(self, text: str) -> None:
+        self.duplicates = None
+        self.services.messages.error(text)
 
     def show_shortcuts(self) -> ShortcutsDialog:
         rows = shortcut_rows([*self.actions.all_actions(), *(a for m in self.menus.values() for a in m.actions())])
@@ -154,6 +186,10 @@ class MemoryBrowser(QMainWindow):
         backfill.setEnabled(ready)
         backfill.setToolTip("Embed memories that are waiting, for search by meaning" if ready else
                             f"Search by meaning is not available: {text}")
+        dedupe = self.actions["dedupe"]
+        dedupe.setEnabled(ready)
+        dedupe.setToolTip("Group memories that say the same thing (as vodou mem dedupe does)" if ready else
+                          f"Near-duplicates are found by meaning, which is not available: {text}")
 
     def _update_count(self) -> None:
         """The status bar count belongs to the visible tab."""
