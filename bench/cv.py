@@ -40,7 +40,9 @@ FOLDS = 5
 K = 10
 
 
-GRID = {"method": ("zscore", "minmax"), "keyword_weight": (0.3, 0.4, 0.5), "adaptive": (0.0, 8.0),
+# z-score fusion is left out: no fold of the run recorded in bench/RESULTS.md chose it, and it halves
+# the ranking time (the one run of both sets must stay under 15 minutes)
+GRID = {"method": ("minmax",), "keyword_weight": (0.3, 0.4, 0.5), "adaptive": (0.0, 8.0),
         "before_share": (0.5,), "after_share": (0.0, 0.15), "coverage": (0.0, 1.0, 2.0),
         "second_hop": (0.0, 0.5, 1.0)}
 
