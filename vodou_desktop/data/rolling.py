@@ -43,14 +43,18 @@ ANY_BACKUP = re.compile(r"^(?P<vault>.+)\.(?:daily|backup)-(?P<stamp>\d{8}-\d{6}
 def newest_backup(folder: Path, vault: Path) -> tuple[Path, datetime] | None:
     """The newest backup of ``vault`` in ``folder`` (daily or made by ``vodou backup``) and when it was
     taken (from its name); ``None`` when there is none."""
+    found = all_backups(folder, vault)
+    return found[0] if found else None
+
+
+def all_backups(folder: Path, vault: Path) -> list[tuple[Path, datetime]]:
+    """Every backup of ``vault`` in ``folder`` (daily ones and ``vodou backup``'s own), newest first,
+    with when each was taken (from its name)."""
     if not folder.is_dir():
-        return None
-    taken = [(datetime.strptime(m["stamp"], "%Y%m%d-%H%M%S").replace(tzinfo=UTC), p) for p in folder.iterdir()
-             if (m := ANY_BACKUP.match(p.name)) and m["vault"] == vault.name]
-    if not taken:
-        return None
-    when, path = max(taken)
-    return path, when
+        return []
+    taken = [(p, datetime.strptime(m["stamp"], "%Y%m%d-%H%M%S").replace(tzinfo=UTC)) for p in folder.iterdir()
+             if (m := ANY_BACKUP.match(p.name)) and m["vault"] == vault.name and p.is_file()]
+    return sorted(taken, key=lambda t: (t[1], t[0].name), reverse=True)
 
 
 def _taken_at(path: Path) -> datetime:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -204,3 +205,27 @@ def test_a_copy_that_opens_but_fails_the_integrity_check_is_refused(vault_path: 
     with pytest.raises(VaultUnavailable, match="integrity check"):
         restore_vault(copy, vault_path)
     assert file_hashes(vault_path) == before
+
+
+def test_backup_list_lists_backups_and_writes_no_file(vault_path: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """`vodou backup list` lists (as `pair list` and `sites list` do); it never makes a backup named `list`.
+    A file of that name is still possible as `./list`."""
+    monkeypatch.chdir(tmp_path)
+    with Vault.open(vault_path) as vault:
+        remember(vault, "a memory worth a backup", Origin(kind="cli"))
+    empty = run_cli("--vault", str(vault_path), "backup", "list")
+    assert empty.code == 0 and "no backups" in empty.out, empty
+    assert not (tmp_path / "list").exists()
+    assert run_cli("--vault", str(vault_path), "backup").code == 0
+    outside = tmp_path / "elsewhere" / "copy.vodou"
+    outside.parent.mkdir()
+    assert run_cli("--vault", str(vault_path), "backup", str(outside)).code == 0
+    listed = run_cli("--vault", str(vault_path), "backup", "list")
+    assert listed.code == 0, listed
+    assert "1 in the backups folder" in listed.out and str(outside) in listed.out, listed.out
+    assert not (tmp_path / "list").exists()
+    as_json = json.loads(run_cli("--vault", str(vault_path), "backup", "list", "--json").out)
+    assert len(as_json["backups"]) == 1 and as_json["elsewhere"] == [str(outside.resolve())]
+    assert run_cli("--vault", str(vault_path), "backup", "./list").code == 0
+    assert (tmp_path / "list").is_file()
