@@ -163,6 +163,9 @@ def score_details(factors: dict[str, Any]) -> list[tuple[str, str]]:
     coverage = factors.get("coverage")
     rows = [
         ("Word match (0-1)", _num(factors.get("keyword_norm")) if words else "—"),
+        ("Your words in the turn before", f"+{_num(factors.get('previous_turn_words'))} × "
+         f"{_num(factors.get('previous_turn_weight'))}" if factors.get("previous_turn_words") is not None
+         and factors.get("previous_turn_weight") else "—"),
         ("Meaning match (0-1)", _num(factors.get("vector_norm")) if meaning else "—"),
         ("Share given to words", _num(factors.get("keyword_weight")) if meaning else "—"),
         ("Second pass, with " + ", ".join(f"'{w}'" for w in factors.get("second_hop_words") or []),

@@ -24,7 +24,9 @@ read transaction.
 from __future__ import annotations
 
 import logging
+import math
 import threading
+from collections import Counter
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from operator import itemgetter
@@ -46,8 +48,8 @@ DUPLICATE_WEIGHT = 0.4
 SCOPE_WEIGHT = 2.0
 # Chosen by cross-validation over folds of conversations of two sets, ours and LoCoMo-10
 # (python -m bench.quality --set locomo|ours --cv; bench/RESULTS.md, "Recall that holds").
-FUSION = FusionParams(method="minmax", keyword_weight=0.4, adaptive=8.0, before_share=0.5, after_share=0.15,
-                      context_weight=0.5, coverage=1.0, second_hop=0.5)
+FUSION = FusionParams(method="minmax", keyword_weight=0.5, adaptive=8.0, before_share=0.25, after_share=0.15,
+                      context_weight=0.5, coverage=1.0, second_hop=0.5, previous_turn=3.0)
 # Below this cosine a sentence is unrelated for all-MiniLM-L6-v2; such vector hits are dropped.
 MIN_COSINE = 0.25
 MAX_K = 200
@@ -63,6 +65,7 @@ HOP_ANCHORS = 3  # the second hop expands the query with words of this many best
 HOP_WORDS = 5  # ... this many of them
 HOP_CANDIDATE_WORDS = 40  # words looked up in the index (their chunk counts) per query, at most
 HOP_POOL = 50  # rows the second pass reads
+BM25_K1, BM25_B = 1.2, 0.75  # FTS5's own bm25 constants, for the previous turn's words
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,7 @@ class Candidates:
     coverage: dict[int, float] = field(default_factory=dict)  # share of the query's terms each candidate holds
     hop: dict[int, float] = field(default_factory=dict)  # second keyword pass: match strength, higher is better
     hop_words: list[str] = field(default_factory=list)  # the words the second pass added to the query
+    previous: dict[int, float] = field(default_factory=dict)  # bm25 the turn before adds (``_previous_turn``)
     filt: FactFilter = field(default_factory=FactFilter)  # the filter they were gathered under
     # each path's normalised scores per fusion method, for the ids they were computed over (``_fusion``)
     norms: dict[str, tuple[list[int], int, int, dict[int, float], dict[int, float]]] = field(
@@ -250,9 +254,18 @@ class SearchService:
             rows.update((r.id, r) for r in q.rank_rows(conn, sorted(extra), filt))
         cands.facts = rows
         cands.filt = filt
-        if params.coverage:  # for the anchors and their neighbours: what can reach the top (bench/RESULTS.md)
+        if params.coverage or params.previous_turn:
+            # for the anchors and their neighbours: what can reach the top (bench/RESULTS.md)
             near = cands.anchors | set(cands.before.values()) | set(cands.after.values())
-            cands.coverage = self._coverage(conn, text, filt, sorted(near.intersection(rows)))
+            stems = {i: (self._tokens(conn, body, stem=True), self._tokens(conn, context or "", stem=True))
+                     for i, body, context in q.match_texts(conn, sorted(near.intersection(rows)), filt)}
+            terms = {t: self._tokens(conn, t, stem=True) for t in keyword.terms(text)}
+            wanted = {x for stem in terms.values() for x in stem}
+            if params.coverage and wanted:
+                cands.coverage = {i: len(wanted.intersection([*body, *context])) / len(wanted)
+                                  for i, (body, context) in stems.items()}
+            if params.previous_turn and wanted:
+                cands.previous = self._previous_turn(conn, terms, cands.before, stems)
         return cands
 
     # -- term features -------------------------------------------------------------------
@@ -267,16 +280,36 @@ class SearchService:
         return list(tok(text.encode("utf-8", "surrogatepass"), 4, None, include_offsets=False,
                         include_colocated=False))
 
-    def _coverage(self, conn: Any, text: str, filt: FactFilter, ids: list[int]) -> dict[int, float]:
-        """Per candidate, the share of the query's distinct words (stop words aside) that its text or
-        context words hold, stemmed as the index stems them."""
-        wanted = set(self._tokens(conn, " ".join(keyword.terms(text)), stem=True))
-        if not wanted:
-            return {}
+    def _previous_turn(self, conn: Any, terms: dict[str, list[str]], before: dict[int, int],
+                       stems: dict[int, tuple[list[str], list[str]]]) -> dict[int, float]:
+        """Per turn whose turn before is known and visible, what the question's words in that turn add
+        to its bm25 when the two turns are read as one document: the previous turn as a second column of
+        the keyword index, computed at query time from the two texts (a forgotten or erased turn is
+        not read, so it adds nothing). FTS5's bm25, with each term's chunk count from the index; the
+        average length is the candidates' own."""
+        memo = self._memo(conn)
+        n_chunks = max(1, q.chunk_count_estimate(conn))
+        idf: dict[str, float] = {}
+        for term, stem in terms.items():
+            if stem and stem[0] not in idf:
+                n = self._doc_count(memo, conn, term)
+                idf[stem[0]] = max(1e-6, math.log((n_chunks - n + 0.5) / (n + 0.5)))
+        lengths = [len(body) for body, _ in stems.values()]
+        avg = max(1.0, sum(lengths) / len(lengths)) if lengths else 1.0
+
+        def bm25(counts: Counter[str], length: int, avg_length: float) -> float:
+            norm = BM25_K1 * (1 - BM25_B + BM25_B * length / avg_length)
+            return sum(w * counts[t] * (BM25_K1 + 1) / (counts[t] + norm) for t, w in idf.items() if counts[t])
+
         out = {}
-        for i, body, context in q.match_texts(conn, ids, filt):
-            held = wanted.intersection(self._tokens(conn, f"{body} {context or ''}", stem=True))
-            out[i] = len(held) / len(wanted)
+        for i, (body, _) in stems.items():
+            prev = before.get(i)
+            if prev is None or prev not in stems:
+                continue
+            own, other = Counter(body), Counter(stems[prev][0])
+            if not any(other[t] for t in idf):
+                continue
+            out[i] = bm25(own + other, len(body) + len(stems[prev][0]), 2 * avg) - bm25(own, len(body), avg)
         return out
 
     def _second_hop(self, conn: Any, text: str, filt: FactFilter, pre: dict[int, float], cands: Candidates,
@@ -466,7 +499,7 @@ class SearchService:
         norms = _fusion(cands, params, ids)
         fused = norms[0]
         facts, before, after = cands.facts, cands.before, cands.after
-        kw, by_vector = cands.kw, cands.found_by_vector
+        kw, by_vector = keyword_scores(cands, params), cands.found_by_vector
         hop = cands.hop if params.second_hop else {}
         before_share, after_share = params.before_share, params.after_share
         coverage, cover = params.coverage, cands.coverage
@@ -504,6 +537,8 @@ class SearchService:
             factors = {
                 "path": "hybrid" if cands.semantic else "keyword",
                 "keyword_bm25": round(-cands.kw[i], 6) if i in cands.kw else None,
+                "previous_turn_words": round(cands.previous[i], 6) if i in cands.previous else None,
+                "previous_turn_weight": params.previous_turn,
                 "keyword_norm": round(kw_norm[i], 6),
                 "vector_cosine": round(cands.vec[i], 6) if i in cands.vec else None,
                 "vector_norm": round(vec_norm[i], 6),
@@ -539,25 +574,38 @@ def _fusion(cands: Candidates, params: FusionParams, ids: list[int]) -> _Norms:
     method and ids (a query fuses twice: to pick the neighbours' anchors, then to rank). The second
     hop adds its weight times its normalised match strength."""
     hop = params.second_hop
+    kw = keyword_scores(cands, params)
     if not cands.semantic:
         # Keyword path alone: scaled from 0, so the last of two real matches does not score 0.
-        kw_norm = normalise(cands.kw, ids, "minmax", floor=0.0)
+        kw_norm = normalise(kw, ids, "minmax", floor=0.0)
         hop_norm = normalise(cands.hop, ids, "minmax", floor=0.0) if hop and cands.hop else {}
         fused = {i: kw_norm[i] + hop * hop_norm[i] for i in ids} if hop_norm else kw_norm
         return fused, kw_norm, {i: 0.0 for i in ids}, 1.0, hop_norm
-    known = cands.norms.get(params.method)
-    if known is not None and known[:3] == (ids, len(cands.kw), len(cands.vec)):
+    key = f"{params.method}/{params.previous_turn if cands.previous else 0}"
+    known = cands.norms.get(key)
+    if known is not None and known[:3] == (ids, len(kw), len(cands.vec)):
         kw_norm, vec_norm = known[3], known[4]
     else:
-        kw_norm = normalise(cands.kw, ids, params.method)
+        kw_norm = normalise(kw, ids, params.method)
         vec_norm = normalise(cands.vec, ids, params.method, floor=MIN_COSINE)
-        cands.norms[params.method] = (ids, len(cands.kw), len(cands.vec), kw_norm, vec_norm)
-    w = keyword_weight(params, cands.kw)
+        cands.norms[key] = (ids, len(kw), len(cands.vec), kw_norm, vec_norm)
+    w = keyword_weight(params, kw)
     hop_norm = normalise(cands.hop, ids, params.method) if hop and cands.hop else {}
     if hop_norm:
         return ({i: w * kw_norm[i] + (1 - w) * vec_norm[i] + hop * hop_norm[i] for i in ids}, kw_norm, vec_norm, w,
                 hop_norm)
     return {i: w * kw_norm[i] + (1 - w) * vec_norm[i] for i in ids}, kw_norm, vec_norm, w, hop_norm
+
+
+def keyword_scores(cands: Candidates, params: FusionParams) -> dict[int, float]:
+    """Each candidate's keyword match strength: its own bm25, plus ``previous_turn`` times what the
+    question's words in the turn before add (``SearchService._previous_turn``)."""
+    if not params.previous_turn or not cands.previous:
+        return cands.kw
+    out = dict(cands.kw)
+    for i, extra in cands.previous.items():
+        out[i] = max(0.0, out.get(i, 0.0) + params.previous_turn * extra)
+    return out
 
 
 def _query_vector(pending: Future[np.ndarray] | None) -> np.ndarray | None:

@@ -233,5 +233,5 @@ def test_a_0002_vault_migrates_rebuilds_the_index_and_loses_nothing(tmp_path: Pa
         assert vault.read(lambda c: c.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
                           .fetchall()) == []
         assert _threads(vault)[3:] == [(4, 4, 0), (5, 4, 1)]
-        hike = service.search("hiking", "p")[0]
+        hike = next(r for r in service.search("hiking", "p") if r.fact.id == 4)
         assert hike.after is not None and hike.after.id == 5

@@ -14,8 +14,10 @@ def test_explain_names_no_neighbour_from_another_project(keyword_search: SearchS
                                 valid_at="2023-05-07T10:00:00+00:00")
                        for text in ("A: Which adoption agencies did you look into?",
                                     "B: The two on Elm Street, both welcoming."))
-    everywhere = keyword_search.search("adoption agencies", FactFilter(project=ALL_PROJECTS))[0]
-    assert everywhere.fact.id == question and everywhere.factors["after_id"] == reply  # one thread
+    found = keyword_search.search("adoption agencies", FactFilter(project=ALL_PROJECTS))
+    assert {r.fact.id for r in found[:2]} == {question, reply}  # the reply is found through its question
+    everywhere = next(r for r in found if r.fact.id == question)
+    assert everywhere.factors["after_id"] == reply  # one thread
     vault.write(lambda c, ch: c.execute("UPDATE chunks SET project_id = 'secret' WHERE id = ?", (reply,)))
     top = keyword_search.search("adoption agencies", FactFilter(project="talk"))[0]
     assert top.fact.id == question

@@ -1,7 +1,8 @@
 """Issue 22's ranking factors, each shown to change a ranking it should change: term coverage (how
 many of the question's words a memory holds), the second hop (a question whose answer shares words
-with the first hop's best turn, not with the question), dates in words, and --explain naming every
-factor. The wall, soft delete and document exclusion on the new reader are enumerated by
+with the first hop's best turn, not with the question), the question's words in the turn before (a
+reply found through its question), dates in words, and --explain naming every factor. The wall, soft
+delete and document exclusion on the new reader are enumerated by
 tests/unit/governance/test_policy_invariant.py (``match_texts`` is a registered reader)."""
 
 from __future__ import annotations
@@ -104,10 +105,57 @@ def test_coverage_counts_the_date_words_of_a_dated_memory(vault: Vault) -> None:
     assert results[0].factors["coverage"] == pytest.approx(1.0)
 
 
+def _asked_and_answered(vault: Vault) -> tuple[int, int]:
+    """A question and its reply (one thread: same project and day); the reply holds one of the later
+    question's words, two other turns hold two each."""
+    asked = remember(vault, "Ana: which band was your favourite at the Glastonbury festival?", ORIGIN,
+                     project="talk", valid_at="2023-07-01")
+    reply = remember(vault, "Bea: Aerosmith, no doubt, they were incredible", ORIGIN, project="talk",
+                     valid_at="2023-07-01")
+    remember(vault, "Bea: the festival tickets were expensive", ORIGIN, project="talk", valid_at="2023-08-02")
+    remember(vault, "Bea: my favourite food is pasta", ORIGIN, project="talk", valid_at="2023-09-03")
+    return asked, reply
+
+
+REPLY_QUESTION = "which band was Bea's favourite at Glastonbury festival"
+
+
+def test_the_previous_turns_words_find_a_reply_through_its_question(vault: Vault) -> None:
+    asked, reply = _asked_and_answered(vault)
+    plain = _ids(_keyword(vault, before_share=0.0), REPLY_QUESTION)
+    assert plain[0] == asked and plain.index(reply) == 3, "the set-up no longer shows the failure the factor mends"
+    results = _keyword(vault, before_share=0.0, previous_turn=1.0).search(REPLY_QUESTION, FactFilter(project="talk"))
+    assert {r.fact.id for r in results[:2]} == {asked, reply}  # above both turns that hold two words each
+    factors = next(r for r in results if r.fact.id == reply).factors
+    assert factors["previous_turn_words"] > 0 and factors["previous_turn_weight"] == 1.0
+    assert factors["keyword_bm25"] is not None  # its own word still counts
+    assert any(name == "Your words in the turn before" for name, _ in score_details(factors))
+    assert next(r for r in results if r.fact.id == asked).factors["previous_turn_words"] is None  # none before it
+
+
+def test_a_forgotten_or_erased_turn_before_adds_nothing(vault: Vault) -> None:
+    from vodou_desktop.governance.forget import Forgetting
+
+    asked, reply = _asked_and_answered(vault)
+    service = _keyword(vault, before_share=0.0, previous_turn=1.0)
+    forgetting = Forgetting(vault)
+    op = forgetting.forget_fact(asked)
+    results = service.search(REPLY_QUESTION, FactFilter(project="talk"))
+    assert asked not in {r.fact.id for r in results}
+    assert all(r.factors["previous_turn_words"] is None for r in results)
+    assert [r.fact.id for r in results].index(reply) == 2  # back to its own words' place
+    forgetting.undo(op["op"])
+    assert {r.fact.id for r in service.search(REPLY_QUESTION, FactFilter(project="talk"))[:2]} == {asked, reply}
+    forgetting.erase_fact(asked)
+    results = service.search(REPLY_QUESTION, FactFilter(project="talk"))
+    assert all(r.factors["previous_turn_words"] is None for r in results)
+
+
 FACTORS = ("path", "keyword_bm25", "keyword_norm", "vector_cosine", "vector_norm", "fusion", "keyword_weight",
            "fused", "before_id", "from_before", "after_id", "from_after", "shared", "second_hop_words",
            "second_hop_bm25", "second_hop_norm", "second_hop_weight", "tier", "tier_weight", "canonical",
-           "duplicate_weight", "scope", "query_scope", "scope_weight", "coverage", "coverage_weight", "final")
+           "duplicate_weight", "scope", "query_scope", "scope_weight", "coverage", "coverage_weight",
+           "previous_turn_words", "previous_turn_weight", "final")
 
 
 @pytest.mark.model
