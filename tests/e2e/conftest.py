@@ -9,13 +9,11 @@ stdout, exactly where a person running ``vodou serve`` would read them.
 
 from __future__ import annotations
 
-import contextlib
 import http.server
 import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -31,28 +29,13 @@ from typing import Any
 import pytest
 
 from tests.e2e.browser import CHROMIUM, Browser
+from tests.support import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION_DIR = REPO / "resources" / "extension"
 EXTENSION_ID = "hdhiiiaeomafgfgeamdpfoneikphddpi"  # fixed by the manifest's "key"
 ACCESS_LINE = re.compile(r"vodou_desktop\.bridge\.access: (GET|POST|PUT|DELETE|OPTIONS) (\S+) (\d{3})")
 CODE_LINE = re.compile(r"pairing code for extension (\S+): ([A-Z0-9]{8})")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextlib.contextmanager
-def closed_port() -> Iterator[int]:
-    """A port the test owns and keeps closed: bound (so nothing else can take it) but never listening,
-    so every connection to it is refused. Never the default bridge port, where a developer's own
-    Vodou may be running."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        yield int(sock.getsockname()[1])
 
 
 @dataclass

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.browser import Browser
-from tests.e2e.conftest import EXTENSION_DIR, PageSite, VodouServer, closed_port
+from tests.e2e.conftest import EXTENSION_DIR, PageSite, VodouServer
+from tests.support import closed_port
 
 pytestmark = pytest.mark.e2e
 

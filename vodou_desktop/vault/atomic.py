@@ -56,11 +56,8 @@ def fsync_file(path: Path) -> None:
 
 
 def fsync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    """The folder's entries (a rename, a new or removed name) made durable."""
+    fsync_file(folder)
 
 
 def sha256_of(path: Path) -> str:

@@ -128,16 +128,23 @@ def test_every_malformed_message_gets_its_error_and_the_session_goes_on(raw_serv
     assert _call(raw_server, 2000, "list_projects", {})["id"] == 2000
 
 
-def test_end_of_input_while_a_search_waits_for_the_model_ends_the_process(tmp_path: Path) -> None:
-    model = tmp_path / "stalled-model"  # a model folder whose first file never finishes reading
+def _searching_with_a_stalled_model(tmp_path: Path) -> RawServer:
+    """A started server whose model folder's first file never finishes reading, with search call 1
+    sent (it waits for the model)."""
+    model = tmp_path / "stalled-model"
     model.mkdir()
     os.mkfifo(model / "modules.json")
     os.mkfifo(model / "config.json")
     server = RawServer(tmp_path / "vault.sqlite", tmp_path, embedder=str(model))
+    server.start()
+    server.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                 "params": {"name": "search_memory", "arguments": {"query": "anything"}}})
+    return server
+
+
+def test_end_of_input_while_a_search_waits_for_the_model_ends_the_process(tmp_path: Path) -> None:
+    server = _searching_with_a_stalled_model(tmp_path)
     try:
-        server.start()
-        server.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                     "params": {"name": "search_memory", "arguments": {"query": "anything"}}})
         time.sleep(1.0)  # the call is now waiting for the model (it would wait 30 s)
         assert server.proc.poll() is None
         assert server.proc.stdin is not None
@@ -149,15 +156,8 @@ def test_end_of_input_while_a_search_waits_for_the_model_ends_the_process(tmp_pa
 
 
 def test_a_cancelled_call_stops_and_the_next_one_is_answered(tmp_path: Path) -> None:
-    model = tmp_path / "stalled-model"
-    model.mkdir()
-    os.mkfifo(model / "modules.json")
-    os.mkfifo(model / "config.json")
-    server = RawServer(tmp_path / "vault.sqlite", tmp_path, embedder=str(model))
+    server = _searching_with_a_stalled_model(tmp_path)
     try:
-        server.start()
-        server.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                     "params": {"name": "search_memory", "arguments": {"query": "anything"}}})
         server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
         answer = _call(server, 2, "list_projects", {})  # not stuck behind the cancelled search
         assert answer["result"]["isError"] is False
