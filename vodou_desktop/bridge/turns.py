@@ -69,6 +69,7 @@ class TurnService:
         if mode is not None and mode.mode == "off" and page_context:
             raise PolicyRefused(f"{mode.host} is off ({mode.reason}): its page is not read")
         message_id = await asyncio.to_thread(self.gate.record_message, "user", content, req.project)
+        semantic = self.search.semantic  # before searching: whether this search may use meaning
         results = await asyncio.to_thread(self._matches, content, page_context, req.project)
         recalls_page_memory = self.model is not None and any(untrusted_provenance(r.fact) for r in results)
         turn = Turn(message_id, has_page_content=page_context is not None, project=req.project,
@@ -81,7 +82,7 @@ class TurnService:
             await asyncio.to_thread(self.gate.record_message, "assistant", reply, req.project)
         return {
             "messageId": message_id, "reply": reply, "modelError": model_error,
-            "matches": [r.as_json() for r in results], "tainted": turn.tainted,
+            "matches": [r.as_json() for r in results], "semantic": semantic, "tainted": turn.tainted,
             "executed": [o for o in outcomes if o["status"] != "pending"],
             "pending": [o["approval"] for o in outcomes if o["status"] == "pending"],
         }

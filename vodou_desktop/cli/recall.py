@@ -21,11 +21,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def cmd_recall(args: argparse.Namespace) -> int:
     wants_facts = bool(args.query and args.query.strip())
     with Runtime.open(args.vault, embedder=None if wants_facts else "none") as rt:
-        if wants_facts:
-            ensure_embedded(rt)
+        # semantic: whether the memories were searched by meaning too (None: no search, no query)
+        semantic = (ensure_embedded(rt, quiet=args.json) and rt.search.semantic) if wants_facts else None
+        note = rt.embedder.why_not_ready() if semantic is False else None
         block = build_recall_block(OperatorMemory(rt.vault), rt.search, args.query, args.project)
     if args.json:
-        print_json(block.as_json())
+        print_json({**block.as_json(), "semantic": semantic, "note": note})
     else:
         print(block.text)
     return 0
