@@ -32,6 +32,7 @@ class FusionParams:
     coverage: float = 0.0  # boost per share of the query's distinct terms a candidate holds (1 + c * share)
     second_hop: float = 0.0  # weight of a second keyword pass: the question plus the first hop's distinctive words
     previous_turn: float = 0.0  # share of the bm25 the question's words in the turn before add to a turn's
+    speaker: float = 0.0  # boost (1 + speaker) when a memory is the words of someone the question names ("Name: ...")
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:

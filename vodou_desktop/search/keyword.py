@@ -38,6 +38,19 @@ STOPWORDS = frozenset(
 )
 
 
+# A transcript's turn opens with its speaker: one to three capitalised words, then a colon ("Maya:",
+# "Ana Lucía:"). A link or a time ("https:", "10:30") does not start with a capitalised word.
+_SPEAKER = re.compile(r"\s*((?:[^\W\d_][\w'.-]*)(?: [^\W\d_][\w'.-]*){0,2}):\s")
+
+
+def speaker(text: str) -> str | None:
+    """The name a turn of a transcript opens with (``Name: what they said``), or None."""
+    m = _SPEAKER.match(text[:64])
+    if m is None or not all(word[0].isupper() for word in m.group(1).split(" ")):
+        return None
+    return m.group(1)
+
+
 def terms(text: str) -> list[str]:
     """Distinct word tokens, lower-cased, stop words dropped unless nothing else is left."""
     words = [w.casefold() for w in _WORD.findall(text or "")]

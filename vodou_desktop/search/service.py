@@ -8,7 +8,9 @@ weighted (SEARCH-2).
 2. Fusion (``fusion.py``): each path's scores normalised over the candidates, blended.
 3. Conversation context: a turn takes a share of the turn before it (the one it answers) and after
    it (its reply), so an answer is found through its question.
-4. Weights: provenance tier, duplicate status and scope. Every factor is kept for ``explain``.
+4. Weights: provenance tier, duplicate status and scope; the share of the query's terms a candidate
+   holds; and, for a transcript's turn (``Name: what they said``), whether the question names its
+   speaker. Every factor is kept for ``explain``.
 
 Hard predicates (project wall, soft delete, supersession, no document chunks) are applied by the
 vault's query builder on every path, neighbours included; the vector path only proposes ids.
@@ -48,8 +50,8 @@ DUPLICATE_WEIGHT = 0.4
 SCOPE_WEIGHT = 2.0
 # Chosen by cross-validation over folds of conversations of two sets, ours and LoCoMo-10
 # (python -m bench.quality --set locomo|ours --cv; bench/RESULTS.md, "Recall that holds").
-FUSION = FusionParams(method="minmax", keyword_weight=0.5, adaptive=8.0, before_share=0.25, after_share=0.15,
-                      context_weight=0.5, coverage=1.0, second_hop=0.5, previous_turn=3.0)
+FUSION = FusionParams(method="minmax", keyword_weight=0.5, adaptive=8.0, before_share=0.5, after_share=0.15,
+                      context_weight=0.5, coverage=1.0, second_hop=0.5, previous_turn=4.0, speaker=1.0)
 # Below this cosine a sentence is unrelated for all-MiniLM-L6-v2; such vector hits are dropped.
 MIN_COSINE = 0.25
 MAX_K = 200
@@ -118,6 +120,7 @@ class Candidates:
     hop: dict[int, float] = field(default_factory=dict)  # second keyword pass: match strength, higher is better
     hop_words: list[str] = field(default_factory=list)  # the words the second pass added to the query
     previous: dict[int, float] = field(default_factory=dict)  # bm25 the turn before adds (``_previous_turn``)
+    speaker: dict[int, str] = field(default_factory=dict)  # id -> its speaker, when the question names them
     filt: FactFilter = field(default_factory=FactFilter)  # the filter they were gathered under
     # each path's normalised scores per fusion method, for the ids they were computed over (``_fusion``)
     norms: dict[str, tuple[list[int], int, int, dict[int, float], dict[int, float]]] = field(
@@ -133,6 +136,7 @@ class _Scored(NamedTuple):
     dup_w: float
     scope_w: float
     cover_w: float
+    speaker_w: float
 
 
 # fused, kw norm, vector norm, kw weight, second-hop norm
@@ -254,11 +258,14 @@ class SearchService:
             rows.update((r.id, r) for r in q.rank_rows(conn, sorted(extra), filt))
         cands.facts = rows
         cands.filt = filt
-        if params.coverage or params.previous_turn:
+        if params.coverage or params.previous_turn or params.speaker:
             # for the anchors and their neighbours: what can reach the top (bench/RESULTS.md)
             near = cands.anchors | set(cands.before.values()) | set(cands.after.values())
+            texts = q.match_texts(conn, sorted(near.intersection(rows)), filt)
             stems = {i: (self._tokens(conn, body, stem=True), self._tokens(conn, context or "", stem=True))
-                     for i, body, context in q.match_texts(conn, sorted(near.intersection(rows)), filt)}
+                     for i, body, context in texts}
+            if params.speaker:
+                cands.speaker = self._named_speakers(conn, text, texts)
             terms = {t: self._tokens(conn, t, stem=True) for t in keyword.terms(text)}
             wanted = {x for stem in terms.values() for x in stem}
             if params.coverage and wanted:
@@ -269,6 +276,20 @@ class SearchService:
         return cands
 
     # -- term features -------------------------------------------------------------------
+    def _named_speakers(self, conn: Any, text: str, texts: list[tuple[int, str, str | None]]) -> dict[int, str]:
+        """The turns whose speaker (``keyword.speaker``) the question names: every word of the name
+        is a word of the question, as the keyword index sees words (case and accents folded)."""
+        asked = set(self._tokens(conn, text, stem=False))
+        out = {}
+        for i, body, _ in texts:
+            name = keyword.speaker(body)
+            if name is None:
+                continue
+            words = self._tokens(conn, name, stem=False)
+            if words and asked.issuperset(words):
+                out[i] = name
+        return out
+
     def _tokens(self, conn: Any, text: str, stem: bool) -> list[str]:
         """``text``'s words as the keyword index sees them: Porter stems (``stem``) or plain words."""
         tokenizers = getattr(self._local, "tokenizers", None)
@@ -503,6 +524,8 @@ class SearchService:
         hop = cands.hop if params.second_hop else {}
         before_share, after_share = params.before_share, params.after_share
         coverage, cover = params.coverage, cands.coverage
+        speaker_w = 1.0 + params.speaker
+        named = cands.speaker if params.speaker else {}
         scored = []
         for i in ids:
             row = facts[i]
@@ -516,8 +539,9 @@ class SearchService:
             dup_w = 1.0 if row.is_canonical else DUPLICATE_WEIGHT
             scope_w = SCOPE_WEIGHT if scope and row.scope == scope else 1.0
             cover_w = 1.0 + coverage * cover.get(i, 0.0)
-            scored.append((shared * tier_w * dup_w * scope_w * cover_w, i, from_before, from_after, tier_w, dup_w,
-                           scope_w, cover_w))
+            said_w = speaker_w if i in named else 1.0
+            scored.append((shared * tier_w * dup_w * scope_w * cover_w * said_w, i, from_before, from_after, tier_w,
+                           dup_w, scope_w, cover_w, said_w))
         scored.sort(reverse=True)  # by score, then id, both descending ((score, id) is unique)
         return [_Scored._make(t) for t in scored[:limit]], norms
 
@@ -552,6 +576,7 @@ class SearchService:
                 "scope": fact.scope, "query_scope": scope, "scope_weight": t.scope_w,
                 "coverage": round(cands.coverage[i], 6) if i in cands.coverage else None,
                 "coverage_weight": round(t.cover_w, 6),
+                "speaker": cands.speaker.get(i), "speaker_weight": round(t.speaker_w, 6),
                 "final": round(t.score, 6),
             } if explain else {}
             results.append(SearchResult(fact, t.score, factors))

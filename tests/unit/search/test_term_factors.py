@@ -1,7 +1,8 @@
 """Issue 22's ranking factors, each shown to change a ranking it should change: term coverage (how
 many of the question's words a memory holds), the second hop (a question whose answer shares words
 with the first hop's best turn, not with the question), the question's words in the turn before (a
-reply found through its question), dates in words, and --explain naming every factor. The wall, soft
+reply found through its question), the speaker the question names (a person's own words before
+another's words about them), dates in words, and --explain naming every factor. The wall, soft
 delete and document exclusion on the new reader are enumerated by
 tests/unit/governance/test_policy_invariant.py (``match_texts`` is a registered reader)."""
 
@@ -13,6 +14,7 @@ import pytest
 
 from tests.support import run_cli
 from vodou_desktop.ingest.remember import Origin, remember, save_document
+from vodou_desktop.search import keyword
 from vodou_desktop.search.embedder import Embedder
 from vodou_desktop.search.fusion import FusionParams
 from vodou_desktop.search.service import FUSION, SearchService
@@ -151,11 +153,46 @@ def test_a_forgotten_or_erased_turn_before_adds_nothing(vault: Vault) -> None:
     assert all(r.factors["previous_turn_words"] is None for r in results)
 
 
+@pytest.mark.parametrize(("text", "name"), [
+    ("Maya: I bought the boat", "Maya"), ("  Tomás: Ha!", "Tomás"), ("Ana Lucía: hola", "Ana Lucía"),
+    ("Jean-Luc Picard: make it so", "Jean-Luc Picard"), ("maya: lower case is not a name", None),
+    ("https://example.org/page", None), ("10:30 the meeting", None), ("I said: yes", None),
+    ("A B C D: four words", None), ("Maya:no space after the colon", None), ("no colon at all", None)])
+def test_a_turn_names_its_speaker_only_as_a_transcript_does(text: str, name: str | None) -> None:
+    assert keyword.speaker(text) == name
+
+
+def _said_and_said_about(vault: Vault) -> tuple[int, int]:
+    """Ana speaks of Bea's kayak in a short turn; Bea's own words about it are longer: by bm25
+    alone Ana's turn is first."""
+    about = remember(vault, "Ana: Bea's kayak! that kayak!", ORIGIN, project="talk", valid_at="2023-07-01")
+    said = remember(vault, "Bea: after a long search I finally bought myself a kayak, a blue one with a yellow "
+                    "paddle and a dry bag", ORIGIN, project="talk", valid_at="2023-07-02")
+    remember(vault, "Cai: my kayak is in the shed", ORIGIN, project="talk", valid_at="2023-07-03")
+    return about, said
+
+
+def test_a_persons_own_words_come_before_anothers_words_about_them(vault: Vault) -> None:
+    about, said = _said_and_said_about(vault)
+    question = "what colour is Bea's kayak"
+    plain = _ids(_keyword(vault, before_share=0.0), question)
+    assert plain[:2] == [about, said], "the set-up no longer shows the failure the factor mends"
+    results = _keyword(vault, before_share=0.0, speaker=1.0).search(question, FactFilter(project="talk"))
+    assert [r.fact.id for r in results[:2]] == [said, about]
+    factors = {r.fact.id: r.factors for r in results}
+    assert factors[said]["speaker"] == "Bea" and factors[said]["speaker_weight"] == pytest.approx(2.0)
+    assert factors[about]["speaker"] is None and factors[about]["speaker_weight"] == 1.0  # Ana is not asked about
+    assert ("Said by someone you named", "Bea (×2.00)") in score_details(factors[said])
+    # a name must be asked for whole: "Cai" is not in "Caitlin's"; every word of a longer name must be
+    longer = _keyword(vault, before_share=0.0, speaker=1.0).search("Caitlin's kayak", FactFilter(project="talk"))
+    assert all(r.factors["speaker"] is None for r in longer)
+
+
 FACTORS = ("path", "keyword_bm25", "keyword_norm", "vector_cosine", "vector_norm", "fusion", "keyword_weight",
            "fused", "before_id", "from_before", "after_id", "from_after", "shared", "second_hop_words",
            "second_hop_bm25", "second_hop_norm", "second_hop_weight", "tier", "tier_weight", "canonical",
            "duplicate_weight", "scope", "query_scope", "scope_weight", "coverage", "coverage_weight",
-           "previous_turn_words", "previous_turn_weight", "final")
+           "previous_turn_words", "previous_turn_weight", "speaker", "speaker_weight", "final")
 
 
 @pytest.mark.model
@@ -171,5 +208,6 @@ def test_explain_names_every_factor_and_they_make_the_score(vault: Vault, cli_mo
         assert e["second_hop_weight"] == FUSION.second_hop
         assert e["shared"] == pytest.approx(e["fused"] + e["from_before"] + e["from_after"], abs=1e-5)
         assert e["final"] == pytest.approx(e["shared"] * e["tier_weight"] * e["duplicate_weight"] * e["scope_weight"]
-                                           * e["coverage_weight"], abs=1e-5)
+                                           * e["coverage_weight"] * e["speaker_weight"], abs=1e-5)
         assert e["coverage_weight"] == pytest.approx(1 + FUSION.coverage * (e["coverage"] or 0.0), abs=1e-5)
+        assert e["speaker_weight"] == pytest.approx(1 + FUSION.speaker if e["speaker"] else 1.0, abs=1e-5)
