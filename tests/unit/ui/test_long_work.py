@@ -135,7 +135,9 @@ def test_reembedding_after_a_model_change_shows_progress_in_the_status_bar(qtbot
         qtbot.waitUntil(lambda: bool(shown) and shown[-1][0] == f"{EMBEDDING}: done (40)", timeout=60_000)
         assert (f"{EMBEDDING}: 0 of 40", True) in shown  # shown while it runs, from the first report
         assert browser.work.isVisible() and browser.work.bar.value() == browser.work.bar.maximum() == 40
-        assert vault.read(lambda c: get_setting(c, VECTORS_MODEL_SETTING)) == model.model_id
+        # recorded by the pass's last read, just after its last batch's progress report
+        qtbot.waitUntil(lambda: vault.read(lambda c: get_setting(c, VECTORS_MODEL_SETTING)) == model.model_id,
+                        timeout=10_000)
         qtbot.waitUntil(lambda: not browser.work.isVisible(), timeout=10_000)  # then the line goes
     finally:
         runtime.backfiller.stop()  # type: ignore[union-attr]
