@@ -177,6 +177,8 @@ def score_details(factors: dict[str, Any]) -> list[tuple[str, str]]:
          if coverage is not None and factors.get("coverage_weight", 1.0) != 1.0 else "—"),
         ("Said by someone you named", f"{factors['speaker']} (×{_num(factors.get('speaker_weight'))})"
          if factors.get("speaker") and factors.get("speaker_weight", 1.0) != 1.0 else "—"),
+        ("Sentences that ask a question", f"{factors['asks']:.0%} (×{_num(factors.get('asks_weight'))})"
+         if factors.get("asks") and factors.get("asks_weight", 1.0) != 1.0 else "—"),
         ("Source weight", f"×{_num(factors.get('tier_weight'))} ({TIER_WORDS.get(factors.get('tier') or '', '')})"),
         ("Duplicate weight", f"×{_num(factors.get('duplicate_weight'))}"),
         ("Scope weight", f"×{_num(factors.get('scope_weight'))}"),

@@ -33,6 +33,7 @@ class FusionParams:
     second_hop: float = 0.0  # weight of a second keyword pass: the question plus the first hop's distinctive words
     previous_turn: float = 0.0  # share of the bm25 the question's words in the turn before add to a turn's
     speaker: float = 0.0  # boost (1 + speaker) when a memory is the words of someone the question names ("Name: ...")
+    asks: float = 0.0  # a memory weighs 1 - asks x the share of its sentences that are questions
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:

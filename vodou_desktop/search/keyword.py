@@ -51,6 +51,22 @@ def speaker(text: str) -> str | None:
     return m.group(1)
 
 
+# A sentence ends at . ! ? followed by a space or the end, or at a full-width 。！？
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
+
+
+def asking_share(text: str) -> float:
+    """The share of ``text``'s sentences that ask a question (end with ``?``), a transcript turn's
+    speaker left out: a turn that only asks holds none of its answer."""
+    name = speaker(text)
+    if name is not None:
+        text = text.split(":", 1)[1]
+    sentences = [s for s in (part.strip() for part in _SENTENCE_END.split(text)) if s]
+    if not sentences:
+        return 0.0
+    return sum(1 for s in sentences if s.endswith(("?", "？"))) / len(sentences)
+
+
 def terms(text: str) -> list[str]:
     """Distinct word tokens, lower-cased, stop words dropped unless nothing else is left."""
     words = [w.casefold() for w in _WORD.findall(text or "")]

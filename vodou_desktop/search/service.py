@@ -9,8 +9,9 @@ weighted (SEARCH-2).
 3. Conversation context: a turn takes a share of the turn before it (the one it answers) and after
    it (its reply), so an answer is found through its question.
 4. Weights: provenance tier, duplicate status and scope; the share of the query's terms a candidate
-   holds; and, for a transcript's turn (``Name: what they said``), whether the question names its
-   speaker. Every factor is kept for ``explain``.
+   holds; for a transcript's turn (``Name: what they said``), whether the question names its
+   speaker; and the share of its sentences that ask (a question holds none of its answer; its reply
+   still takes its share of it, before this weight). Every factor is kept for ``explain``.
 
 Hard predicates (project wall, soft delete, supersession, no document chunks) are applied by the
 vault's query builder on every path, neighbours included; the vector path only proposes ids.
@@ -50,8 +51,8 @@ DUPLICATE_WEIGHT = 0.4
 SCOPE_WEIGHT = 2.0
 # Chosen by cross-validation over folds of conversations of two sets, ours and LoCoMo-10
 # (python -m bench.quality --set locomo|ours --cv; bench/RESULTS.md, "Recall that holds").
-FUSION = FusionParams(method="minmax", keyword_weight=0.5, adaptive=8.0, before_share=0.5, after_share=0.15,
-                      context_weight=0.5, coverage=1.0, second_hop=0.5, previous_turn=4.0, speaker=1.0)
+FUSION = FusionParams(method="minmax", keyword_weight=0.6, adaptive=8.0, before_share=0.5, after_share=0.15,
+                      context_weight=0.5, coverage=1.0, second_hop=0.5, previous_turn=4.0, speaker=1.0, asks=0.7)
 # Below this cosine a sentence is unrelated for all-MiniLM-L6-v2; such vector hits are dropped.
 MIN_COSINE = 0.25
 MAX_K = 200
@@ -121,6 +122,7 @@ class Candidates:
     hop_words: list[str] = field(default_factory=list)  # the words the second pass added to the query
     previous: dict[int, float] = field(default_factory=dict)  # bm25 the turn before adds (``_previous_turn``)
     speaker: dict[int, str] = field(default_factory=dict)  # id -> its speaker, when the question names them
+    asks: dict[int, float] = field(default_factory=dict)  # id -> share of its sentences that are questions (> 0)
     filt: FactFilter = field(default_factory=FactFilter)  # the filter they were gathered under
     # each path's normalised scores per fusion method, for the ids they were computed over (``_fusion``)
     norms: dict[str, tuple[list[int], int, int, dict[int, float], dict[int, float]]] = field(
@@ -137,6 +139,7 @@ class _Scored(NamedTuple):
     scope_w: float
     cover_w: float
     speaker_w: float
+    asks_w: float
 
 
 # fused, kw norm, vector norm, kw weight, second-hop norm
@@ -258,7 +261,7 @@ class SearchService:
             rows.update((r.id, r) for r in q.rank_rows(conn, sorted(extra), filt))
         cands.facts = rows
         cands.filt = filt
-        if params.coverage or params.previous_turn or params.speaker:
+        if params.coverage or params.previous_turn or params.speaker or params.asks:
             # for the anchors and their neighbours: what can reach the top (bench/RESULTS.md)
             near = cands.anchors | set(cands.before.values()) | set(cands.after.values())
             texts = q.match_texts(conn, sorted(near.intersection(rows)), filt)
@@ -266,6 +269,8 @@ class SearchService:
                      for i, body, context in texts}
             if params.speaker:
                 cands.speaker = self._named_speakers(conn, text, texts)
+            if params.asks:
+                cands.asks = {i: share for i, body, _ in texts if (share := keyword.asking_share(body)) > 0}
             terms = {t: self._tokens(conn, t, stem=True) for t in keyword.terms(text)}
             wanted = {x for stem in terms.values() for x in stem}
             if params.coverage and wanted:
@@ -526,6 +531,7 @@ class SearchService:
         coverage, cover = params.coverage, cands.coverage
         speaker_w = 1.0 + params.speaker
         named = cands.speaker if params.speaker else {}
+        asks, asking = params.asks, cands.asks
         scored = []
         for i in ids:
             row = facts[i]
@@ -540,8 +546,9 @@ class SearchService:
             scope_w = SCOPE_WEIGHT if scope and row.scope == scope else 1.0
             cover_w = 1.0 + coverage * cover.get(i, 0.0)
             said_w = speaker_w if i in named else 1.0
-            scored.append((shared * tier_w * dup_w * scope_w * cover_w * said_w, i, from_before, from_after, tier_w,
-                           dup_w, scope_w, cover_w, said_w))
+            asks_w = 1.0 - asks * asking.get(i, 0.0)
+            scored.append((shared * tier_w * dup_w * scope_w * cover_w * said_w * asks_w, i, from_before, from_after,
+                           tier_w, dup_w, scope_w, cover_w, said_w, asks_w))
         scored.sort(reverse=True)  # by score, then id, both descending ((score, id) is unique)
         return [_Scored._make(t) for t in scored[:limit]], norms
 
@@ -577,6 +584,7 @@ class SearchService:
                 "coverage": round(cands.coverage[i], 6) if i in cands.coverage else None,
                 "coverage_weight": round(t.cover_w, 6),
                 "speaker": cands.speaker.get(i), "speaker_weight": round(t.speaker_w, 6),
+                "asks": round(cands.asks[i], 6) if i in cands.asks else None, "asks_weight": round(t.asks_w, 6),
                 "final": round(t.score, 6),
             } if explain else {}
             results.append(SearchResult(fact, t.score, factors))

@@ -149,10 +149,12 @@ def test_a_reply_comes_back_as_the_neighbour_of_the_matched_question(keyword_sea
     q_id, reply, later = _turns(vault, ["Caroline: Which adoption agencies did you look into?",
                                         "Melanie: The two on Elm Street, both very welcoming.",
                                         "Caroline: Lovely, see you Sunday."])
-    top = keyword_search.search("adoption agencies", FactFilter(project="talk"))[0]
-    assert top.fact.id == q_id
-    assert top.after is not None and top.after.id == reply and top.before is None
-    row = top.as_json()
+    results = keyword_search.search("adoption agencies", FactFilter(project="talk"))
+    # the reply first (found through its question; the question only asks), its question beside it
+    assert results[0].fact.id == reply and results[0].before is not None and results[0].before.id == q_id
+    asked = next(r for r in results if r.fact.id == q_id)
+    assert asked.after is not None and asked.after.id == reply and asked.before is None
+    row = asked.as_json()
     assert row["neighbours"]["after"]["text"].startswith("Melanie: The two on Elm Street")
 
 
@@ -201,7 +203,10 @@ def test_mem_search_shows_the_neighbours(vault: Vault, monkeypatch: pytest.Monke
     assert "B: The ridge trail above the quarry." in out.out
     data = json.loads(run_cli("--vault", str(vault.path), "mem", "search", "hike", "--project", "talk",
                               "--json").out)["results"]
-    assert data[0]["neighbours"]["after"]["text"] == "B: The ridge trail above the quarry."
+    asked, answer = "A: Which trail did you hike?", "B: The ridge trail above the quarry."
+    by_text = {r["text"]: r for r in data}
+    assert by_text[asked]["neighbours"]["after"]["text"] == answer
+    assert by_text[answer]["neighbours"]["before"]["text"] == asked
 
 
 # -- upgrading a vault written at schema 0002 --------------------------------------------------------

@@ -2,7 +2,8 @@
 many of the question's words a memory holds), the second hop (a question whose answer shares words
 with the first hop's best turn, not with the question), the question's words in the turn before (a
 reply found through its question), the speaker the question names (a person's own words before
-another's words about them), dates in words, and --explain naming every factor. The wall, soft
+another's words about them), the sentences that ask (an answer before the question it answers), dates
+in words, and --explain naming every factor. The wall, soft
 delete and document exclusion on the new reader are enumerated by
 tests/unit/governance/test_policy_invariant.py (``match_texts`` is a registered reader)."""
 
@@ -188,11 +189,39 @@ def test_a_persons_own_words_come_before_anothers_words_about_them(vault: Vault)
     assert all(r.factors["speaker"] is None for r in longer)
 
 
+@pytest.mark.parametrize(("text", "share"), [
+    ("Sam: Any suggestions?", 1.0), ("Sam: How are you? I am fine.", 0.5), ("No question here", 0.0),
+    ("see https://example.org/?q=1 for it", 0.0), ("お元気ですか？元気です。", 0.5), ("", 0.0)])
+def test_the_share_of_a_turns_sentences_that_ask(text: str, share: float) -> None:
+    assert keyword.asking_share(text) == pytest.approx(share)
+
+
+def test_an_answer_comes_before_the_question_it_answers(vault: Vault) -> None:
+    asked = remember(vault, "Ana: Bea, which band did you like best at the festival?", ORIGIN, project="talk",
+                     valid_at="2023-07-01")
+    answer = remember(vault, "Bea: the band I liked best was Aerosmith. They were loud.", ORIGIN, project="talk",
+                      valid_at="2023-07-01")
+    question = "which band did Bea like best at the festival"
+    plain = _ids(_keyword(vault, before_share=0.0), question)
+    assert plain[:2] == [asked, answer], "the set-up no longer shows the failure the factor mends"
+    results = _keyword(vault, before_share=0.0, asks=0.7).search(question, FactFilter(project="talk"))
+    assert [r.fact.id for r in results[:2]] == [answer, asked]
+    factors = {r.fact.id: r.factors for r in results}
+    assert factors[asked]["asks"] == pytest.approx(1.0) and factors[asked]["asks_weight"] == pytest.approx(0.3)
+    assert factors[answer]["asks"] is None and factors[answer]["asks_weight"] == 1.0
+    assert ("Sentences that ask a question", "100% (×0.30)") in score_details(factors[asked])
+    # the reply still takes its share of the question it answers: the weight comes after it
+    shared = _keyword(vault, before_share=0.5, asks=0.7).search(question, FactFilter(project="talk"))
+    reply = next(r for r in shared if r.fact.id == answer).factors
+    assert reply["before_id"] == asked and reply["from_before"] > 0
+
+
 FACTORS = ("path", "keyword_bm25", "keyword_norm", "vector_cosine", "vector_norm", "fusion", "keyword_weight",
            "fused", "before_id", "from_before", "after_id", "from_after", "shared", "second_hop_words",
            "second_hop_bm25", "second_hop_norm", "second_hop_weight", "tier", "tier_weight", "canonical",
            "duplicate_weight", "scope", "query_scope", "scope_weight", "coverage", "coverage_weight",
-           "previous_turn_words", "previous_turn_weight", "speaker", "speaker_weight", "final")
+           "previous_turn_words", "previous_turn_weight", "speaker", "speaker_weight", "asks", "asks_weight",
+           "final")
 
 
 @pytest.mark.model
@@ -208,6 +237,7 @@ def test_explain_names_every_factor_and_they_make_the_score(vault: Vault, cli_mo
         assert e["second_hop_weight"] == FUSION.second_hop
         assert e["shared"] == pytest.approx(e["fused"] + e["from_before"] + e["from_after"], abs=1e-5)
         assert e["final"] == pytest.approx(e["shared"] * e["tier_weight"] * e["duplicate_weight"] * e["scope_weight"]
-                                           * e["coverage_weight"] * e["speaker_weight"], abs=1e-5)
+                                           * e["coverage_weight"] * e["speaker_weight"] * e["asks_weight"], abs=1e-5)
         assert e["coverage_weight"] == pytest.approx(1 + FUSION.coverage * (e["coverage"] or 0.0), abs=1e-5)
         assert e["speaker_weight"] == pytest.approx(1 + FUSION.speaker if e["speaker"] else 1.0, abs=1e-5)
+        assert e["asks_weight"] == pytest.approx(1 - FUSION.asks * (e["asks"] or 0.0), abs=1e-5)
