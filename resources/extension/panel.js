@@ -199,6 +199,7 @@ function wire() {
       await ask('pairComplete', { code: $('pair-code').value });
       $('pair-code').value = '';
       state.justPaired = true;
+      await refresh(); // the panel shows the paired state before it says so
       say('Paired with the Vodou app. Open a web page: memories you saved from it are listed here, and the toolbar icon turns green.');
     });
   };
@@ -211,6 +212,7 @@ function wire() {
   };
   $('unpair').onclick = () => run(async () => {
     await ask('unpair');
+    await refresh();
     say('This browser is no longer paired.');
   });
   $('mode-suggest').onclick = () => changeMode('suggest');
