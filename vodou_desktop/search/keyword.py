@@ -51,8 +51,10 @@ def speaker(text: str) -> str | None:
     return m.group(1)
 
 
-# A sentence ends at . ! ? followed by a space or the end, or at a full-width 。！？
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
+# A sentence ends at . ! ? (or the Arabic ؟, the Greek ;) followed by a space or the end, or at a
+# full-width 。！？
+_SENTENCE_END = re.compile(r"(?<=[.!?\u061f\u037e])\s+|(?<=[。！？])\s*")
+_QUESTION_MARKS = ("?", "？", "\u061f", "\u037e")
 
 
 def asking_share(text: str) -> float:
@@ -64,7 +66,7 @@ def asking_share(text: str) -> float:
     sentences = [s for s in (part.strip() for part in _SENTENCE_END.split(text)) if s]
     if not sentences:
         return 0.0
-    return sum(1 for s in sentences if s.endswith(("?", "？"))) / len(sentences)
+    return sum(1 for s in sentences if s.endswith(_QUESTION_MARKS)) / len(sentences)
 
 
 def terms(text: str) -> list[str]:

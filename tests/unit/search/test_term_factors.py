@@ -191,7 +191,8 @@ def test_a_persons_own_words_come_before_anothers_words_about_them(vault: Vault)
 
 @pytest.mark.parametrize(("text", "share"), [
     ("Sam: Any suggestions?", 1.0), ("Sam: How are you? I am fine.", 0.5), ("No question here", 0.0),
-    ("see https://example.org/?q=1 for it", 0.0), ("お元気ですか？元気です。", 0.5), ("", 0.0)])
+    ("see https://example.org/?q=1 for it", 0.0), ("お元気ですか？元気です。", 0.5), ("", 0.0),
+    ("Layla: كيف حالك؟ أنا بخير.", 0.5), ("Τι κάνεις\u037e Καλά.", 0.5)])
 def test_the_share_of_a_turns_sentences_that_ask(text: str, share: float) -> None:
     assert keyword.asking_share(text) == pytest.approx(share)
 
