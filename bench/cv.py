@@ -58,9 +58,9 @@ def grid() -> list[FusionParams]:
 
 def gather_variants() -> list[FusionParams]:
     """What gathering depends on: the context column's weight (0.5; no fold of the full runs in
-    bench/RESULTS.md chose 0.2). Coverage, the second hop, the previous
-    turn's words, the named speakers and the asking sentences are gathered for every candidate
-    (weight 1 here), so that ranking can weigh them anywhere from 0."""
+    bench/RESULTS.md chose 0.2). Coverage, the second hop, the previous turn's words, the named
+    speakers and the asking sentences are gathered for every candidate (weight 1 here), so that
+    ranking can weigh them anywhere from 0."""
     return [FusionParams(context_weight=0.5, coverage=1.0, second_hop=1.0, previous_turn=1.0, speaker=1.0, asks=1.0)]
 
 

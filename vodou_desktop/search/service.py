@@ -50,7 +50,7 @@ TIER_WEIGHTS = {"pinned": 1.1, "first_party": 1.0, "capture": 0.925, "import": 0
 DUPLICATE_WEIGHT = 0.4
 SCOPE_WEIGHT = 2.0
 # Chosen by cross-validation over folds of conversations of two sets, ours and LoCoMo-10
-# (python -m bench.quality --set locomo|ours --cv; bench/RESULTS.md, "Recall that holds").
+# (python -m bench.quality --set locomo|ours --cv; bench/RESULTS.md, "Recall, third round").
 FUSION = FusionParams(method="minmax", keyword_weight=0.6, adaptive=8.0, before_share=0.5, after_share=0.15,
                       context_weight=0.5, coverage=1.0, second_hop=0.5, previous_turn=4.0, speaker=1.0, asks=0.7)
 # Below this cosine a sentence is unrelated for all-MiniLM-L6-v2; such vector hits are dropped.

@@ -10,6 +10,7 @@ tests/unit/governance/test_policy_invariant.py (``match_texts`` is a registered 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -173,14 +174,19 @@ def _said_and_said_about(vault: Vault) -> tuple[int, int]:
     return about, said
 
 
+def _reorders(vault: Vault, question: str, first: int, second: int, **factor: float) -> dict[int, dict[str, Any]]:
+    """Without ``factor`` (and without the turn-before share) ``second`` ranks first; with it, ``first``
+    does. Each result's factors by id."""
+    plain = _ids(_keyword(vault, before_share=0.0), question)
+    assert plain[:2] == [second, first], "the set-up no longer shows the failure the factor mends"
+    results = _keyword(vault, before_share=0.0, **factor).search(question, FactFilter(project="talk"))
+    assert [r.fact.id for r in results[:2]] == [first, second]
+    return {r.fact.id: r.factors for r in results}
+
+
 def test_a_persons_own_words_come_before_anothers_words_about_them(vault: Vault) -> None:
     about, said = _said_and_said_about(vault)
-    question = "what colour is Bea's kayak"
-    plain = _ids(_keyword(vault, before_share=0.0), question)
-    assert plain[:2] == [about, said], "the set-up no longer shows the failure the factor mends"
-    results = _keyword(vault, before_share=0.0, speaker=1.0).search(question, FactFilter(project="talk"))
-    assert [r.fact.id for r in results[:2]] == [said, about]
-    factors = {r.fact.id: r.factors for r in results}
+    factors = _reorders(vault, "what colour is Bea's kayak", said, about, speaker=1.0)
     assert factors[said]["speaker"] == "Bea" and factors[said]["speaker_weight"] == pytest.approx(2.0)
     assert factors[about]["speaker"] is None and factors[about]["speaker_weight"] == 1.0  # Ana is not asked about
     assert ("Said by someone you named", "Bea (×2.00)") in score_details(factors[said])
@@ -203,11 +209,7 @@ def test_an_answer_comes_before_the_question_it_answers(vault: Vault) -> None:
     answer = remember(vault, "Bea: the band I liked best was Aerosmith. They were loud.", ORIGIN, project="talk",
                       valid_at="2023-07-01")
     question = "which band did Bea like best at the festival"
-    plain = _ids(_keyword(vault, before_share=0.0), question)
-    assert plain[:2] == [asked, answer], "the set-up no longer shows the failure the factor mends"
-    results = _keyword(vault, before_share=0.0, asks=0.7).search(question, FactFilter(project="talk"))
-    assert [r.fact.id for r in results[:2]] == [answer, asked]
-    factors = {r.fact.id: r.factors for r in results}
+    factors = _reorders(vault, question, answer, asked, asks=0.7)
     assert factors[asked]["asks"] == pytest.approx(1.0) and factors[asked]["asks_weight"] == pytest.approx(0.3)
     assert factors[answer]["asks"] is None and factors[answer]["asks_weight"] == 1.0
     assert ("Sentences that ask a question", "100% (×0.30)") in score_details(factors[asked])
