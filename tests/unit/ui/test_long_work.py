@@ -178,8 +178,10 @@ def test_the_startup_objects_leave_the_full_garbage_collections():
     kept = [[] for _ in range(1000)]  # tracked objects alive at startup
     try:
         frozen = freeze_startup_objects()
-        assert frozen >= len(kept) and gc.get_freeze_count() == frozen
-        old = {id(o) for o in gc.get_objects(generation=2)}
-        assert not any(id(o) in old for o in kept)  # moved out of the oldest generation: never walked
+        # The count itself is not compared twice: another thread of the session may free a frozen
+        # object between two reads (CI saw 808,658 then 808,657).
+        assert frozen >= len(kept)
+        walked = {id(o) for generation in (0, 1, 2) for o in gc.get_objects(generation=generation)}
+        assert not any(id(o) in walked for o in kept)  # in no generation a collection walks
     finally:
         gc.unfreeze()  # the rest of the test session collects as usual
