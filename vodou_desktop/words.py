@@ -173,6 +173,7 @@ def score_details(factors: dict[str, Any]) -> list[tuple[str, str]]:
         ("Blended", _num(factors.get("fused"))),
         ("From the turn before", _num(factors.get("from_before")) if factors.get("from_before") else "—"),
         ("From the turn after", _num(factors.get("from_after")) if factors.get("from_after") else "—"),
+        ("From a turn nearby", _num(factors.get("from_nearby")) if factors.get("from_nearby") else "—"),
         ("Share of your words it holds", f"{coverage:.0%} (×{_num(factors.get('coverage_weight'))})"
          if coverage is not None and factors.get("coverage_weight", 1.0) != 1.0 else "—"),
         ("Said by someone you named", f"{factors['speaker']} (×{_num(factors.get('speaker_weight'))})"

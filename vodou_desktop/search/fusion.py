@@ -34,6 +34,7 @@ class FusionParams:
     previous_turn: float = 0.0  # share of the bm25 the question's words in the turn before add to a turn's
     speaker: float = 0.0  # boost (1 + speaker) when a memory is the words of someone the question names ("Name: ...")
     asks: float = 0.0  # a memory weighs 1 - asks x the share of its sentences that are questions
+    nearby: float = 0.0  # share of the best candidate a few turns away in its conversation (not the next to it)
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:

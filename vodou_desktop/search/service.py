@@ -7,7 +7,9 @@ weighted (SEARCH-2).
    first results never depend on ``k``.
 2. Fusion (``fusion.py``): each path's scores normalised over the candidates, blended.
 3. Conversation context: a turn takes a share of the turn before it (the one it answers) and after
-   it (its reply), so an answer is found through its question.
+   it (its reply), so an answer is found through its question; and a share of the best candidate
+   two to ``NEARBY_SPAN`` turns away in the same conversation (what was said a little earlier or
+   later on the subject).
 4. Weights: provenance tier, duplicate status and scope; the share of the query's terms a candidate
    holds; for a transcript's turn (``Name: what they said``), whether the question names its
    speaker; and the share of its sentences that ask (a question holds none of its answer; its reply
@@ -50,9 +52,10 @@ TIER_WEIGHTS = {"pinned": 1.1, "first_party": 1.0, "capture": 0.925, "import": 0
 DUPLICATE_WEIGHT = 0.4
 SCOPE_WEIGHT = 2.0
 # Chosen by cross-validation over folds of conversations of two sets, ours and LoCoMo-10
-# (python -m bench.quality --set locomo|ours --cv; bench/RESULTS.md, "Recall, third round").
+# (python -m bench.quality --set locomo|ours --cv; bench/RESULTS.md, "Recall, fourth round").
 FUSION = FusionParams(method="minmax", keyword_weight=0.6, adaptive=8.0, before_share=0.5, after_share=0.15,
-                      context_weight=0.5, coverage=1.0, second_hop=0.5, previous_turn=4.0, speaker=1.0, asks=0.7)
+                      context_weight=0.5, coverage=1.0, second_hop=0.5, previous_turn=4.0, speaker=1.0, asks=0.7,
+                      nearby=0.2)
 # Below this cosine a sentence is unrelated for all-MiniLM-L6-v2; such vector hits are dropped.
 MIN_COSINE = 0.25
 MAX_K = 200
@@ -69,6 +72,7 @@ HOP_WORDS = 5  # ... this many of them
 HOP_CANDIDATE_WORDS = 40  # words looked up in the index (their chunk counts) per query, at most
 HOP_POOL = 50  # rows the second pass reads
 BM25_K1, BM25_B = 1.2, 0.75  # FTS5's own bm25 constants, for the previous turn's words
+NEARBY_SPAN = 6  # a turn takes a share of the best candidate up to this many places away (bench/RESULTS.md)
 
 
 @dataclass(frozen=True)
@@ -123,6 +127,7 @@ class Candidates:
     previous: dict[int, float] = field(default_factory=dict)  # bm25 the turn before adds (``_previous_turn``)
     speaker: dict[int, str] = field(default_factory=dict)  # id -> its speaker, when the question names them
     asks: dict[int, float] = field(default_factory=dict)  # id -> share of its sentences that are questions (> 0)
+    nearby: dict[int, list[int]] = field(default_factory=dict)  # id -> the candidates 2..NEARBY_SPAN turns away
     filt: FactFilter = field(default_factory=FactFilter)  # the filter they were gathered under
     # each path's normalised scores per fusion method, for the ids they were computed over (``_fusion``)
     norms: dict[str, tuple[list[int], int, int, dict[int, float], dict[int, float]]] = field(
@@ -134,6 +139,7 @@ class _Scored(NamedTuple):
     id: int
     from_before: float
     from_after: float
+    from_nearby: float
     tier_w: float
     dup_w: float
     scope_w: float
@@ -253,7 +259,9 @@ class SearchService:
         # best first, ties by id (``pre`` is in id order and a reverse sort keeps equal items' order)
         best = [i for i, _ in sorted(pre.items(), key=itemgetter(1), reverse=True)[:NEIGHBOUR_POOL]]
         cands.anchors = set(best)
-        _place(q.thread_neighbour_ids(conn, best, filt), cands.before, cands.after)
+        # one statement reads the turns next to the anchors and, for the nearby share, a few more
+        around = q.thread_neighbour_ids(conn, best, filt, NEARBY_SPAN if params.nearby else 1)
+        _place([t for t in around if abs(t[1]) == 1], cands.before, cands.after)
         extra = (set(cands.before.values()) | set(cands.after.values())) - set(kw) - set(vec)
         if extra:
             if qvec is not None:
@@ -261,6 +269,12 @@ class SearchService:
             rows.update((r.id, r) for r in q.rank_rows(conn, sorted(extra), filt))
         cands.facts = rows
         cands.filt = filt
+        if params.nearby:
+            # between candidates only: a turn that is not one takes nothing (no row read for it)
+            for anchor, offset, other in around:
+                if abs(offset) > 1 and other in rows:
+                    cands.nearby.setdefault(anchor, []).append(other)
+                    cands.nearby.setdefault(other, []).append(anchor)
         if params.coverage or params.previous_turn or params.speaker or params.asks:
             # for the anchors and their neighbours: what can reach the top (bench/RESULTS.md)
             near = cands.anchors | set(cands.before.values()) | set(cands.after.values())
@@ -532,15 +546,18 @@ class SearchService:
         speaker_w = 1.0 + params.speaker
         named = cands.speaker if params.speaker else {}
         asks, asking = params.asks, cands.asks
+        near_share, nearby = params.nearby, cands.nearby if params.nearby else {}
         scored = []
         for i in ids:
             row = facts[i]
             prev, nxt = before.get(i), after.get(i)
             from_before = before_share * fused.get(prev, 0.0) if prev is not None else 0.0
             from_after = after_share * fused.get(nxt, 0.0) if nxt is not None else 0.0
-            if i not in kw and i not in by_vector and i not in hop and from_before + from_after <= 0:
-                continue  # only a neighbour, and it took nothing from the turn it is next to
-            shared = fused[i] + from_before + from_after
+            near = nearby.get(i)
+            from_near = near_share * max(fused.get(j, 0.0) for j in near) if near else 0.0
+            if i not in kw and i not in by_vector and i not in hop and from_before + from_after + from_near <= 0:
+                continue  # only a neighbour, and it took nothing from the turns near it
+            shared = fused[i] + from_before + from_after + from_near
             tier_w = TIER_WEIGHTS.get(row.tier, 1.0)
             dup_w = 1.0 if row.is_canonical else DUPLICATE_WEIGHT
             scope_w = SCOPE_WEIGHT if scope and row.scope == scope else 1.0
@@ -548,7 +565,7 @@ class SearchService:
             said_w = speaker_w if i in named else 1.0
             asks_w = 1.0 - asks * asking.get(i, 0.0)
             scored.append((shared * tier_w * dup_w * scope_w * cover_w * said_w * asks_w, i, from_before, from_after,
-                           tier_w, dup_w, scope_w, cover_w, said_w, asks_w))
+                           from_near, tier_w, dup_w, scope_w, cover_w, said_w, asks_w))
         scored.sort(reverse=True)  # by score, then id, both descending ((score, id) is unique)
         return [_Scored._make(t) for t in scored[:limit]], norms
 
@@ -564,7 +581,9 @@ class SearchService:
             if fact is None:
                 continue
             prev, nxt = cands.before.get(i), cands.after.get(i)
-            shared = fused[i] + t.from_before + t.from_after
+            shared = fused[i] + t.from_before + t.from_after + t.from_nearby
+            near = max(cands.nearby.get(i, ()), key=lambda j: (fused.get(j, 0.0), -j), default=None) \
+                if t.from_nearby else None
             factors = {
                 "path": "hybrid" if cands.semantic else "keyword",
                 "keyword_bm25": round(-cands.kw[i], 6) if i in cands.kw else None,
@@ -577,7 +596,9 @@ class SearchService:
                 else None, "second_hop_norm": round(hop_norm.get(i, 0.0), 6), "second_hop_weight": params.second_hop,
                 "fusion": params.method, "keyword_weight": round(w_kw, 6), "fused": round(fused[i], 6),
                 "before_id": prev, "from_before": round(t.from_before, 6),
-                "after_id": nxt, "from_after": round(t.from_after, 6), "shared": round(shared, 6),
+                "after_id": nxt, "from_after": round(t.from_after, 6),
+                "nearby_id": near, "from_nearby": round(t.from_nearby, 6), "nearby_weight": params.nearby,
+                "shared": round(shared, 6),
                 "tier": fact.tier, "tier_weight": t.tier_w,
                 "canonical": fact.is_canonical, "duplicate_weight": t.dup_w,
                 "scope": fact.scope, "query_scope": scope, "scope_weight": t.scope_w,

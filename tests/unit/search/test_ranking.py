@@ -24,7 +24,7 @@ def test_tier_weights_order_equal_matches(vault: Vault, cli_model: object) -> No
     assert weights == {"first_party": 1.0, "capture": 0.925, "import": 0.85}
     for r in rows:
         e = r["explain"]
-        assert abs(e["shared"] - (e["fused"] + e["from_before"] + e["from_after"])) < 1e-5
+        assert abs(e["shared"] - (e["fused"] + e["from_before"] + e["from_after"] + e["from_nearby"])) < 1e-5
         assert abs(e["final"] - e["shared"] * e["tier_weight"] * e["duplicate_weight"] * e["scope_weight"]
                    * e["coverage_weight"] * e["speaker_weight"] * e["asks_weight"]) < 1e-5
 

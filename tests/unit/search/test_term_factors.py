@@ -2,8 +2,9 @@
 many of the question's words a memory holds), the second hop (a question whose answer shares words
 with the first hop's best turn, not with the question), the question's words in the turn before (a
 reply found through its question), the speaker the question names (a person's own words before
-another's words about them), the sentences that ask (an answer before the question it answers), dates
-in words, and --explain naming every factor. The wall, soft
+another's words about them), the sentences that ask (an answer before the question it answers), a
+turn a few places after a strong match in its conversation, dates in words, and --explain naming
+every factor. The wall, soft
 delete and document exclusion on the new reader are enumerated by
 tests/unit/governance/test_policy_invariant.py (``match_texts`` is a registered reader)."""
 
@@ -219,12 +220,51 @@ def test_an_answer_comes_before_the_question_it_answers(vault: Vault) -> None:
     assert reply["before_id"] == asked and reply["from_before"] > 0
 
 
+def _planned_trip(vault: Vault, project: str, between: int) -> tuple[int, int, int]:
+    """One conversation (one project, one day): the plan, ``between`` turns that hold none of the
+    question's words, then what was packed for it; on another day, a short turn that only says
+    "packed". By bm25 alone the short turn comes before what was packed for the trip."""
+    plan = remember(vault, "Ana: Rodrigo booked the lighthouse tour for Saturday", ORIGIN, project=project,
+                    valid_at="2023-07-01")
+    for i in range(between):
+        remember(vault, f"{'Bea' if i % 2 == 0 else 'Ana'}: sunny all day, number {i}", ORIGIN, project=project,
+                 valid_at="2023-07-01")
+    packed = remember(vault, "Ana: he packed a kayak, a flask of tea, two sandwiches and a map", ORIGIN,
+                      project=project, valid_at="2023-07-01")
+    other = remember(vault, "Cai: I packed.", ORIGIN, project=project, valid_at="2023-09-01")
+    return plan, packed, other
+
+
+TRIP_QUESTION = "what did Rodrigo pack for the lighthouse tour"
+
+
+def test_a_turn_takes_a_share_of_a_strong_match_a_few_turns_before_it(vault: Vault) -> None:
+    from vodou_desktop.search.service import NEARBY_SPAN
+
+    plan, packed, other = _planned_trip(vault, "talk", 2)
+    plain = _ids(_keyword(vault, before_share=0.0), TRIP_QUESTION)
+    assert plain[:3] == [plan, other, packed], "the set-up no longer shows the failure the factor mends"
+    results = _keyword(vault, before_share=0.0, nearby=0.2).search(TRIP_QUESTION, FactFilter(project="talk"))
+    ids = [r.fact.id for r in results]
+    assert ids[:2] == [plan, packed] and ids.index(other) > 1
+    factors = {r.fact.id: r.factors for r in results}
+    assert factors[packed]["nearby_id"] == plan and factors[packed]["from_nearby"] == pytest.approx(0.2)
+    assert ("From a turn nearby", "0.20") in score_details(factors[packed])
+    assert factors[other]["from_nearby"] == 0 and factors[other]["nearby_id"] is None  # another conversation
+    # beyond the span, nothing: the same conversation with more small talk in between
+    plan, packed, other = _planned_trip(vault, "far", NEARBY_SPAN)
+    far = _keyword(vault, before_share=0.0, nearby=0.2).search(TRIP_QUESTION, FactFilter(project="far"))
+    ids = [r.fact.id for r in far]
+    assert ids[:2] == [plan, other] and ids.index(packed) > 1
+    assert next(r for r in far if r.fact.id == packed).factors["from_nearby"] == 0
+
+
 FACTORS = ("path", "keyword_bm25", "keyword_norm", "vector_cosine", "vector_norm", "fusion", "keyword_weight",
-           "fused", "before_id", "from_before", "after_id", "from_after", "shared", "second_hop_words",
-           "second_hop_bm25", "second_hop_norm", "second_hop_weight", "tier", "tier_weight", "canonical",
-           "duplicate_weight", "scope", "query_scope", "scope_weight", "coverage", "coverage_weight",
-           "previous_turn_words", "previous_turn_weight", "speaker", "speaker_weight", "asks", "asks_weight",
-           "final")
+           "fused", "before_id", "from_before", "after_id", "from_after", "nearby_id", "from_nearby",
+           "nearby_weight", "shared", "second_hop_words", "second_hop_bm25", "second_hop_norm", "second_hop_weight",
+           "tier", "tier_weight", "canonical", "duplicate_weight", "scope", "query_scope", "scope_weight", "coverage",
+           "coverage_weight", "previous_turn_words", "previous_turn_weight", "speaker", "speaker_weight", "asks",
+           "asks_weight", "final")
 
 
 @pytest.mark.model
@@ -238,7 +278,9 @@ def test_explain_names_every_factor_and_they_make_the_score(vault: Vault, cli_mo
         e = row["explain"]
         assert set(e) == set(FACTORS)
         assert e["second_hop_weight"] == FUSION.second_hop
-        assert e["shared"] == pytest.approx(e["fused"] + e["from_before"] + e["from_after"], abs=1e-5)
+        assert e["shared"] == pytest.approx(e["fused"] + e["from_before"] + e["from_after"] + e["from_nearby"],
+                                            abs=1e-5)
+        assert e["nearby_weight"] == FUSION.nearby and (e["nearby_id"] is None) == (e["from_nearby"] == 0)
         assert e["final"] == pytest.approx(e["shared"] * e["tier_weight"] * e["duplicate_weight"] * e["scope_weight"]
                                            * e["coverage_weight"] * e["speaker_weight"] * e["asks_weight"], abs=1e-5)
         assert e["coverage_weight"] == pytest.approx(1 + FUSION.coverage * (e["coverage"] or 0.0), abs=1e-5)
