@@ -33,6 +33,7 @@ from bench.corpus import chunks, queries
 EXT_ID = "abcdefghijklmnopabcdefghijklmnop"
 ORIGIN = f"chrome-extension://{EXT_ID}"
 ROOT = Path(__file__).resolve().parents[1]
+RSS_TARGET_MB = 300  # issue 22: a tray app or a server runs all day
 
 
 def rss_mb(pid: int) -> float:
@@ -40,6 +41,17 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024.0
     return 0.0
+
+
+def rss_parts(pid: int) -> dict[str, float]:
+    """RSS by kind (``/proc/<pid>/status``), MB: anonymous (the heap, the model's arena), file-backed
+    (libraries, the vault's pages mapped by SQLite), shared memory."""
+    out = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("RssAnon", "RssFile", "RssShmem"):
+            out[key] = int(value.split()[0]) / 1024.0
+    return out
 
 
 def torch_loaded(pid: int) -> bool:
@@ -190,11 +202,14 @@ def run(facts: int, searches: int, probes_per_search: int, every: int, extra_env
                       f" {points[-1][2]} threads", flush=True)
         load.append(os.getloadavg()[0])
         first, last = points[0][1], points[-1][1]
+        parts = rss_parts(pid)
+        print("at the end, by kind: " + ", ".join(f"{k} {v:.1f} MB" for k, v in parts.items()), flush=True)
         torch = torch_loaded(pid)
         return {"torch_loaded": torch,
                 "facts": facts, "searches": searches, "probes": probe_n, "rss_at_start_mb": round(rss_at_start, 1),
                 "rss_first_mb": round(first, 1),
                 "rss_last_mb": round(last, 1), "ratio": round(last / first, 3),
+                "rss_last_by_kind_mb": {k: round(v, 1) for k, v in parts.items()},
                 "points": [{"searches": s, "rss_mb": round(r, 1), "threads": t} for s, r, t in points],
                 "load_average_1min": [round(x, 2) for x in load], "env": extra_env}
     finally:
@@ -220,6 +235,10 @@ def main(argv: list[str] | None = None) -> int:
           f" (target <= 1.2x); load average {result['load_average_1min'][0]} at start,"
           f" {result['load_average_1min'][1]} at end (2 cores, shared); torch loaded in the server:"
           f" {'yes' if result['torch_loaded'] else 'no'}")
+    last, ratio = result["rss_last_mb"], result["ratio"]
+    print(f"{'PASS' if last <= RSS_TARGET_MB else 'FAIL'}  RSS after {result['searches']:,} searches {last:.0f} MB"
+          f" <= {RSS_TARGET_MB} MB")
+    print(f"{'PASS' if ratio <= 1.2 else 'FAIL'}  flat: {ratio:.2f}x <= 1.2x")
     if args.json:
         print(json.dumps(result))
     return 0
