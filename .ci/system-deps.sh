@@ -2,7 +2,8 @@
 # Debian packages the test suite needs: a virtual screen with a tray host (tray tests),
 # Chromium (extension end-to-end tests), a Secret Service (keyring tests), image tools, the
 # desktop-entry and AppStream validators (packaging tests), strace (crash injection at exact
-# system calls, the no-network test) and Syncthing (sync tests).
+# system calls, the no-network test), Syncthing (sync tests), and binutils and curl (the bundle's
+# build and smoke test, which CI runs after the tests).
 # Installs only when something is missing, so running it again is quick.
 set -euo pipefail
 PACKAGES=(
@@ -12,6 +13,7 @@ PACKAGES=(
   chromium gnome-keyring dbus dbus-x11 fonts-dejavu-core
   desktop-file-utils appstream
   strace syncthing
+  binutils curl
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

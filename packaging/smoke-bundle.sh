@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Smoke test of the onedir bundle: packaging/smoke-bundle.sh [BUNDLE_DIR]   (default dist/vodou)
 # Runs the bundle's own executable (no venv; python3 only reads its JSON output) with a throw-away VODOU_HOME:
-#   vodou --version; sites get (bundled lists); mem add + mem search with the bundled model;
+#   vodou --version; mem add; sites get (bundled lists); mem search with the bundled model;
 #   vodou serve on a free port answering GET /api/ping (no token needed; Host must be 127.0.0.1:PORT),
 #   and exporting the model's ONNX graph for queries (in a child process) into its cache;
 #   the tray app (offscreen) starting, and a second launch bringing it forward.
@@ -30,12 +30,12 @@ version="$("$exe" --version)"
 echo "smoke: $version"
 [[ "$version" =~ ^vodou\ [0-9] ]] || fail "--version printed '$version'"
 
+"$exe" mem add "The heron stands still in shallow water" >/dev/null
+"$exe" mem add "Quarterly report is due on the fifth" >/dev/null
+# a command that reads the vault needs one: the first memory added made it
 mode="$("$exe" sites get www.chase.com --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["mode"])')"
 [ "$mode" = off ] || fail "sites get www.chase.com is '$mode', not off"
 echo "smoke: sites get www.chase.com -> off (bundled sensitive lists)"
-
-"$exe" mem add "The heron stands still in shallow water" >/dev/null
-"$exe" mem add "Quarterly report is due on the fifth" >/dev/null
 # The first search of a new install answers from keywords while the model is prepared (the export
 # child: the bundle's own executable); told to wait for it, it searches by meaning.
 found="$("$exe" mem search "heron" --json)"
@@ -87,11 +87,11 @@ printf '{"bridge_port": %s}\n' "$port" > "$VODOU_HOME/config/settings.json"
 VODOU_EMBEDDER=none "$exe" -v >"$work/app.log" 2>&1 &
 server=$!
 for _ in $(seq 1 600); do
-  grep -q "Browser bridge listening" "$work/app.log" && break
+  grep -qi "browser bridge listening" "$work/app.log" && break
   kill -0 "$server" 2>/dev/null || { cat "$work/app.log" >&2; fail "the tray app exited"; }
   sleep 0.2
 done
-grep -q "Browser bridge listening" "$work/app.log" || { cat "$work/app.log" >&2; fail "the tray app did not start"; }
+grep -qi "browser bridge listening" "$work/app.log" || { cat "$work/app.log" >&2; fail "the tray app did not start"; }
 again="$("$exe")" || fail "a second launch exited $?"
 [[ "$again" == *"already running"* ]] || fail "a second launch said '$again'"
 for _ in $(seq 1 100); do grep -q "asked this one to show" "$work/app.log" && break; sleep 0.2; done
