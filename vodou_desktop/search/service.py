@@ -127,7 +127,7 @@ class Candidates:
     previous: dict[int, float] = field(default_factory=dict)  # bm25 the turn before adds (``_previous_turn``)
     speaker: dict[int, str] = field(default_factory=dict)  # id -> its speaker, when the question names them
     asks: dict[int, float] = field(default_factory=dict)  # id -> share of its sentences that are questions (> 0)
-    nearby: dict[int, list[int]] = field(default_factory=dict)  # id -> the candidates 2..NEARBY_SPAN turns away
+    nearby: dict[int, set[int]] = field(default_factory=dict)  # id -> the candidates 2..NEARBY_SPAN turns away
     filt: FactFilter = field(default_factory=FactFilter)  # the filter they were gathered under
     # each path's normalised scores per fusion method, for the ids they were computed over (``_fusion``)
     norms: dict[str, tuple[list[int], int, int, dict[int, float], dict[int, float]]] = field(
@@ -273,8 +273,8 @@ class SearchService:
             # between candidates only: a turn that is not one takes nothing (no row read for it)
             for anchor, offset, other in around:
                 if abs(offset) > 1 and other in rows:
-                    cands.nearby.setdefault(anchor, []).append(other)
-                    cands.nearby.setdefault(other, []).append(anchor)
+                    cands.nearby.setdefault(anchor, set()).add(other)
+                    cands.nearby.setdefault(other, set()).add(anchor)
         if params.coverage or params.previous_turn or params.speaker or params.asks:
             # for the anchors and their neighbours: what can reach the top (bench/RESULTS.md)
             near = cands.anchors | set(cands.before.values()) | set(cands.after.values())
