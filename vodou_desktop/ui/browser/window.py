@@ -23,6 +23,7 @@ from vodou_desktop.ui.browser.results_model import ORDER_WORDS, ResultsModel
 from vodou_desktop.ui.browser.sites_tab import SitesTab
 from vodou_desktop.ui.import_work import Importer
 from vodou_desktop.ui.long_work import LongJob, WorkIndicator, duplicates_job
+from vodou_desktop.ui.screen_fit import fit_on_screen
 from vodou_desktop.ui.services import Services
 from vodou_desktop.vault import Change
 from vodou_desktop.words import plural
@@ -212,9 +213,12 @@ class MemoryBrowser(QMainWindow):
         return QSettings(str(paths.config_dir() / "window.ini"), QSettings.Format.IniFormat)
 
     def _restore_geometry(self) -> None:
+        """The size and place it had, or the default size; either way inside this screen (a size
+        remembered on a larger monitor, or 1100×700 on a 1024×600 netbook, is shrunk to fit)."""
         saved = self._window_settings().value("browser/geometry")
         if saved is not None:
             self.restoreGeometry(saved)
+        fit_on_screen(self)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
         self._window_settings().setValue("browser/geometry", self.saveGeometry())
@@ -241,6 +245,7 @@ class MemoryBrowser(QMainWindow):
 
     def raise_window(self) -> None:
         self.show()
+        fit_on_screen(self)  # the real frame is known now (and the screen may have changed)
         self.setWindowState(self.windowState() & ~Qt.WindowState.WindowMinimized)
         self.raise_()
         self.activateWindow()
