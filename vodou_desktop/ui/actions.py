@@ -43,6 +43,7 @@ class ActionRegistry(QObject):
         self.add("dedupe", "Find near-duplicates")
         self.add("quit", "Quit Vodou")
         self.add("add_memory", "Add memory…")
+        self.add("quick_search", "Search…")  # quick access: the global shortcut, when it is held, is its key
         self.add("import", "Import…")
         self.add("backup", "Back up…")
         self.add("restore", "Restore…")

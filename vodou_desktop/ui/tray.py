@@ -12,8 +12,8 @@ from vodou_desktop.ui.actions import MODES, ActionRegistry
 from vodou_desktop.ui.active_page import PageState
 from vodou_desktop.ui.icon import icon_for_state
 
-MENU_LAYOUT = ("page", "-", "mode.off", "mode.suggest", "mode.collect", "-", "pause", "-", "open_browser",
-               "forget_site", "pair", "settings", "backfill", "-", "quit")
+MENU_LAYOUT = ("page", "-", "mode.off", "mode.suggest", "mode.collect", "-", "pause", "-", "quick_search",
+               "add_memory", "open_browser", "-", "forget_site", "pair", "settings", "backfill", "-", "quit")
 
 
 def build_menu(actions: ActionRegistry, layout: tuple[str, ...] = MENU_LAYOUT) -> QMenu:

@@ -143,6 +143,8 @@ class MemoriesTab(QWidget):
             self.action_buttons.append(button)
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         self.view.addActions([self.fact_actions[name] for name in ACTION_NAMES])
+        for name in ACTION_NAMES:  # their keys work here, so the list's context menu says them
+            self.fact_actions[name].setShortcutVisibleInContextMenu(True)
         self.split = QSplitter(Qt.Orientation.Horizontal)
         self.split.setChildrenCollapsible(False)
         self.split.addWidget(self.view)
