@@ -170,10 +170,15 @@ class Desktop:
         self.services.messages.error_shown.connect(self.commands.show_error)
         self.single_instance.show_requested.connect(self.browser.raise_window)
         self.single_instance.quick_requested.connect(lambda: self.quick.summon("search"))
-        self.shortcut.activated.connect(self.quick.toggle)
+        self.shortcut.activated.connect(self._quick_from_shortcut)
         self.shortcut.state_changed.connect(self._shortcut_state)
         self.quick.opened.connect(self.open_in_browser)
         self._poll.timeout.connect(self.commands.poll_external)
+
+    def _quick_from_shortcut(self) -> None:
+        self.quick.toggle()
+        if self.quick.isVisible():  # over the app in front, with the focus (the press's time vouches)
+            QTimer.singleShot(30, lambda: self.shortcut.bring_to_front(int(self.quick.winId())))
 
     def _shortcut_state(self, state: ShortcutState) -> None:
         """The tray's Search… shows the global key only while it works from any app."""

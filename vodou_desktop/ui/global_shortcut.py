@@ -89,6 +89,13 @@ class GlobalShortcut(QObject):
             self._grab.stop()
             self._grab = None
 
+    def bring_to_front(self, window_id: int) -> None:
+        """Ask the window manager to give ``window_id`` the focus, with the key press's own time: a
+        window shown after a key another app's window had would otherwise open behind it, or open
+        without the focus (focus-stealing prevention compares that time with the user's last action)."""
+        if self._grab is not None:
+            self._grab.activate(window_id)
+
     def _say(self, state: ShortcutState) -> ShortcutState:
         self.state = state
         self.state_changed.emit(state)
@@ -110,6 +117,13 @@ class X11Grab:
         self._wake_r, self._wake_w = os.pipe()
         self._thread = threading.Thread(target=self._run, name="vodou-shortcut", daemon=True)
         self.ready = threading.Event()  # the grab was tried (its state told)
+        self._pressed_at = 0  # the X server time of the last press (X.CurrentTime before any)
+        self._activate: int | None = None  # a window to bring to the front, with that time
+
+    def activate(self, window_id: int) -> None:
+        self._activate = window_id
+        if self._thread.is_alive():
+            os.write(self._wake_w, b"a")
 
     def start(self) -> None:
         self._thread.start()
@@ -177,10 +191,28 @@ class X11Grab:
                 event = display.next_event()
                 if event.type == X.KeyPress and event.detail == keycode \
                         and event.state & relevant & ~ignored == wanted:
+                    self._pressed_at = event.time
                     self._on_press()
             readable, _, _ = select.select([display.fileno(), self._wake_r], [], [])
             if self._wake_r in readable:
-                return
+                if os.read(self._wake_r, 1) != b"a":
+                    return
+                self._send_activate(display)
+
+    def _send_activate(self, display: Any) -> None:
+        """_NET_ACTIVE_WINDOW from an application (source 1) with the press's time (EWMH)."""
+        from Xlib import X
+        from Xlib.protocol import event as xevent
+
+        window_id, self._activate = self._activate, None
+        if window_id is None:
+            return
+        root = display.screen().root
+        message = xevent.ClientMessage(window=display.create_resource_object("window", window_id),
+                                       client_type=display.intern_atom("_NET_ACTIVE_WINDOW"),
+                                       data=(32, [1, self._pressed_at, 0, 0, 0]))
+        root.send_event(message, event_mask=X.SubstructureRedirectMask | X.SubstructureNotifyMask)
+        display.flush()
 
     def _told(self, state: ShortcutState) -> None:
         self._on_state(state)
