@@ -109,13 +109,15 @@ class MemoryBrowser(QMainWindow):
         self.refresh()
 
     # -- menus and commands -----------------------------------------------------------------
-    def _view_actions(self) -> list[QAction]:
-        found = []
-        for i in range(self.tabs.count()):
-            action = QAction(f"{self.tabs.tabText(i).replace('&', '')} tab", self)
+    def _tab_action(self, i: int) -> QAction:
+        action = QAction(f"{self.tabs.tabText(i).replace('&', '')} tab", self)
+        if i < 9:
             action.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
-            action.triggered.connect(lambda _c=False, n=i: self.tabs.setCurrentIndex(n))
-            found.append(action)
+        action.triggered.connect(lambda _c=False, n=i: self.tabs.setCurrentIndex(n))
+        return action
+
+    def _view_actions(self) -> list[QAction]:
+        found = [self._tab_action(i) for i in range(self.tabs.count())]
         search = QAction("Search", self, shortcut=QKeySequence(QKeySequence.StandardKey.Find))
         search.triggered.connect(self.focus_search)
         refresh = QAction("Refresh", self, shortcut=QKeySequence(QKeySequence.StandardKey.Refresh))
@@ -228,6 +230,7 @@ class MemoryBrowser(QMainWindow):
         """A further tab, refreshed with the others on every relevant vault change."""
         self.extra_tabs[name] = widget
         self.tabs.addTab(widget, name)
+        self.menus["view"].addAction(self._tab_action(self.tabs.count() - 1))  # View ▸ NAME tab, Ctrl+N
         refresh = getattr(widget, "refresh", None)
         if refresh:
             refresh()
