@@ -7,7 +7,8 @@ Start order, read top to bottom in ``Desktop.start``:
   4. windows: memory browser, panel, quick access and its global shortcut, tray (or the browser
      alone when there is no tray host)
   5. capture watchers enabled in Settings (Claude Code sessions, inbox), paused with everything else;
-     the first-run offers (capture, encryption: nothing happens before yes)
+     the first run's welcome window (where the vault is, encryption, the extension, quick access, the
+     AI tools found here: nothing changes before a button is pressed)
   6. the bridge on this same asyncio loop (qasync)
 Shutdown is the reverse: bridge closed, watchers stopped, ops finished, writer drained, vault closed.
 """
@@ -56,6 +57,7 @@ from vodou_desktop.ui.sync_status import SyncStatus
 from vodou_desktop.ui.tray import Tray, update_actions
 from vodou_desktop.ui.unlock import UnlockDialog, locked_out
 from vodou_desktop.ui.vault_swap import VaultSwap
+from vodou_desktop.ui.welcome import WelcomeWindow, needs_welcome
 
 log = logging.getLogger(__name__)
 EXTERNAL_POLL_MS = 2000
@@ -112,6 +114,7 @@ class Desktop:
         self.services.extras["vault_swap"] = self.vault_swap
         self.encryption = EncryptionFlow(self.services, runtime.vault.path, self.browser)
         self.commands = Commands(self)
+        self.welcome: WelcomeWindow | None = None
         self.single_instance = SingleInstance()
         self._poll = QTimer(interval=EXTERNAL_POLL_MS)
         self._quit = asyncio.Event()
@@ -149,15 +152,18 @@ class Desktop:
                                          "this one.")
         self._poll.start()
         self.rolling_backups.start()
-        self.capture.start(paused=self.sites.paused)
+        first_run = needs_welcome(self.runtime.settings)
+        self.capture.start(paused=self.sites.paused, ask=not first_run)
         self.sync.start()
-        if self.quick_at_start:
-            self.quick.summon("search")
-        if self.capture.question is not None:  # one first-run question at a time: encryption after capture
+        if first_run:
+            self.show_welcome()
+        elif self.capture.question is not None:  # one question at a time: encryption after capture
             self.capture.question.finished.connect(
                 lambda _result: None if self._quit.is_set() else self.encryption.offer_at_first_run())
         else:
             self.encryption.offer_at_first_run()
+        if self.quick_at_start:
+            self.quick.summon("search")
         asyncio.ensure_future(self._start_bridge())
 
     def _wire(self) -> None:
@@ -174,6 +180,20 @@ class Desktop:
         self.shortcut.state_changed.connect(self._shortcut_state)
         self.quick.opened.connect(self.open_in_browser)
         self._poll.timeout.connect(self.commands.poll_external)
+
+    def show_welcome(self) -> WelcomeWindow:
+        """The first run's window (Help ▸ Welcome… opens it again)."""
+        if self.welcome is None or not self.welcome.isVisible():
+            self.welcome = WelcomeWindow(self.services, self.runtime.vault.path, self.bridge.tokens, self.shortcut)
+            self.welcome.encrypt_requested.connect(self.encryption.encrypt)
+            self.welcome.pair_requested.connect(lambda: self.actions["pair"].trigger())
+            self.welcome.quick_requested.connect(lambda: self.quick.summon("search"))
+            self.welcome.seen.connect(lambda: self.capture.reconfigure(self.runtime.settings))
+            self.encryption.done.connect(self.welcome.refresh)
+        self.welcome.show()
+        self.welcome.raise_()
+        self.welcome.activateWindow()
+        return self.welcome
 
     def _quick_from_shortcut(self) -> None:
         self.quick.toggle()
@@ -221,6 +241,8 @@ class Desktop:
             self.tray.icon.hide()
         self.panel.close()
         self.quick.close()
+        if self.welcome is not None:
+            self.welcome.hide()  # not "seen": quitting is no answer (it shows at the next start)
         self.browser.close()
 
     def close(self) -> None:

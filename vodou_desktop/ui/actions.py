@@ -17,7 +17,7 @@ MODE_LABELS = {"off": "Off — never read this site", "suggest": "Suggest — sh
 NOT_YET = "not available yet"
 # File-menu commands another part of the app provides; disabled with NOT_YET until a handler is
 # connected with ``on`` (the composition root wires them when that code is present).
-PROVIDED_ELSEWHERE = ("backup", "restore", "export")
+PROVIDED_ELSEWHERE = ("backup", "restore", "export", "welcome")
 SHORTCUTS = {"add_memory": QKeySequence.StandardKey.New, "import": "Ctrl+I", "quit": QKeySequence.StandardKey.Quit,
              "settings": QKeySequence.StandardKey.Preferences, "open_browser": "Ctrl+M", "shortcuts": "F1"}
 
@@ -50,6 +50,7 @@ class ActionRegistry(QObject):
         self.add("export", "Export…")
         self.add("shortcuts", "Keyboard shortcuts")
         self.add("about", "About Vodou")
+        self.add("welcome", "Welcome and setup…")  # the first run's window, again
         for name in PROVIDED_ELSEWHERE:
             self[name].setEnabled(False)
             self[name].setToolTip(NOT_YET)

@@ -30,6 +30,7 @@ class Commands:
         actions.on("pause", self.set_paused)
         actions.on("open_browser", self.d.browser.raise_window)
         actions.on("quick_search", lambda: self.d.quick.summon("search"))
+        actions.on("welcome", self.d.show_welcome)
         actions.on("forget_site", self.forget_site)
         actions.on("pair", self.pair)
         actions.on("settings", self.settings)

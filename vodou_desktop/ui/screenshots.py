@@ -55,7 +55,7 @@ from vodou_desktop.ui.actions import ActionRegistry  # noqa: E402
 from vodou_desktop.ui.active_page import read_page_state  # noqa: E402
 from vodou_desktop.ui.add_memory_dialog import AddMemoryDialog  # noqa: E402
 from vodou_desktop.ui.browser.window import DEFAULT_SIZE, MemoryBrowser  # noqa: E402
-from vodou_desktop.ui.encryption_flow import RecoveryKeyDialog  # noqa: E402
+from vodou_desktop.ui.encryption_flow import KeyPlace, RecoveryKeyDialog  # noqa: E402
 from vodou_desktop.ui.forget_dialog import ForgetSiteDialog  # noqa: E402
 from vodou_desktop.ui.icon import STATES, state_image  # noqa: E402
 from vodou_desktop.ui.pair_dialog import PairDialog  # noqa: E402
@@ -551,7 +551,7 @@ def _dialog_shots(services: Services, paths: dict[str, Path], checks: dict[str, 
     settle(services)
     grab(settings, paths["settings.png"])
     synced = _sync_shot(services, paths["settings-sync.png"], checks)
-    recovery = RecoveryKeyDialog(to_recovery(SHOWN_KEY), services)
+    recovery = RecoveryKeyDialog(to_recovery(SHOWN_KEY), services, place=KeyPlace(True, "SecretService"))
     recovery.status.setText("Copied to the clipboard: paste it into your password manager now.")
     recovery.kept.setEnabled(True)
     recovery.show()

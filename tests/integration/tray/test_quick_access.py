@@ -21,8 +21,7 @@ from vodou_desktop import paths
 from vodou_desktop.ingest.capture_watchers import CLAUDE_KEY
 from vodou_desktop.ui.encryption_flow import OFFERED_KEY
 from vodou_desktop.ui.quick_box import TITLE
-
-SHOWN_KEY = "welcome.shown"
+from vodou_desktop.ui.welcome import SHOWN_KEY
 
 pytestmark = pytest.mark.tray
 HERON = "Herons hunt by standing still in shallow water"

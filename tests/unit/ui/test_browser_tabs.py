@@ -154,7 +154,7 @@ def test_reauthorize_correct_and_forget_an_operator_memory(qtbot, governed):
     tab.select(ids["old"])
     tab.erase_button.click()
     tab.confirm_box.button(QMessageBox.StandardButton.Yes).click()
-    qtbot.waitUntil(lambda: "Pinned contexts — 0 of 8" in _opm_rows(tab.model))
+    qtbot.waitUntil(lambda: "Pinned contexts — 0 notes (at most 8)" in _opm_rows(tab.model))
     assert [m.memory.id for m in governed.opm.list_memories()] == [ids["initiative"], ids["pref"]]
 
 
