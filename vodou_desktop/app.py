@@ -23,8 +23,7 @@ import signal
 import sys
 
 import qasync
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QKeySequence
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QSystemTrayIcon
 
 from vodou_desktop import desktop_entry, paths
@@ -54,7 +53,7 @@ from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.single_instance import SingleInstance, ask_running_instance_to_show
 from vodou_desktop.ui.style import PaletteKeeper
 from vodou_desktop.ui.sync_status import SyncStatus
-from vodou_desktop.ui.tray import Tray, update_actions
+from vodou_desktop.ui.tray import Tray, show_quick_key, update_actions, window_keys_out_of_context_menus
 from vodou_desktop.ui.unlock import UnlockDialog, locked_out
 from vodou_desktop.ui.vault_swap import VaultSwap
 from vodou_desktop.ui.welcome import WelcomeWindow, needs_welcome
@@ -201,11 +200,7 @@ class Desktop:
             QTimer.singleShot(30, lambda: self.shortcut.bring_to_front(int(self.quick.winId())))
 
     def _shortcut_state(self, state: ShortcutState) -> None:
-        """The tray's Search… shows the global key only while it works from any app."""
-        search = self.actions["quick_search"]
-        search.setShortcut(QKeySequence(state.text) if state.active else QKeySequence())
-        search.setShortcutVisibleInContextMenu(state.active)  # the tray menu: a key that works from any app
-        search.setToolTip(state.words)
+        show_quick_key(self.actions, state)
 
     def open_in_browser(self, fact_id: int, text: str) -> None:
         """Ctrl+O in the quick box: the memory browser searching the same words, that memory selected."""
@@ -262,10 +257,7 @@ def main(args: argparse.Namespace | None = None) -> int:
     assert isinstance(app, QApplication)
     app.setApplicationName("Vodou")
     app.setQuitOnLastWindowClosed(False)
-    # The tray menu and the list's context menu hold the window's own shortcuts, which work only in a
-    # Vodou window: shown in the menu bar, not in a menu that opens over another app (the list's
-    # actions say theirs again: ``FactActions``).
-    app.setAttribute(Qt.ApplicationAttribute.AA_DontShowShortcutsInContextMenus)
+    window_keys_out_of_context_menus(app)
     PaletteKeeper(app)  # help text readable (≥ 4.5:1) in the theme in force, and after it changes
     background = bool(getattr(args, "background", False))
     if ask_running_instance_to_show(show=not background):

@@ -32,7 +32,7 @@ SHOWN = 8  # results in the box; the memory browser (Ctrl+O) has the rest
 WIDTH = 600
 NO_PROJECT = "No project (global)"
 SEARCH_HINT = "Enter copies · Ctrl+O opens in the memory browser · Tab adds what you typed · Esc closes"
-ADD_HINT = "Enter saves this memory · Up / Down choose its project · Tab goes back to searching · Esc closes"
+ADD_HINT = "Enter saves it · Up / Down choose its project · Tab searches again · Esc closes"
 SAVED_MS = 1200  # how long "Saved" stays before the box closes
 
 
@@ -155,6 +155,7 @@ class QuickBox(QWidget):
         self.add_row.setVisible(adding)
         self.hint.setText(ADD_HINT if adding else SEARCH_HINT)
         self.problem.clear()
+        self.status.clear()  # what the last search found says nothing about adding
         self.adjustSize()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)

@@ -129,12 +129,15 @@ class WelcomeWindow(QDialog):
             ("Your memory", self.vault, self.open_folder), ("Encryption", self.encryption, self.encrypt_button),
             ("Web pages", self.browser, self.pair_button), ("Quick access", self.quick, self.quick_button)]
         row = 0
+        gap = self.fontMetrics().lineSpacing() // 2
         for heading, text, button in rows:
             grid.addWidget(_heading(heading), row, 0, 1, 2)
             grid.addWidget(text, row + 1, 0)
             if button is not None:
+                button.setAutoDefault(False)  # Enter is Done, never Encrypt… or Pair
                 grid.addWidget(button, row + 1, 1, Qt.AlignmentFlag.AlignTop)
-            row += 2
+            grid.setRowMinimumHeight(row + 2, gap)
+            row += 3
         grid.addWidget(_heading("AI tools on this computer"), row, 0, 1, 2)
         grid.addWidget(self.tools_intro, row + 1, 0, 1, 2)
         grid.addLayout(self.tools, row + 2, 0, 1, 2)
@@ -205,7 +208,7 @@ class WelcomeWindow(QDialog):
             self.tools.addWidget(QLabel(tool.title), row, 0)
             state = help_label("connected" if connected else "not connected", wrap=False)
             self.tools.addWidget(state, row, 1)
-            button = QPushButton("Connected" if connected else "Connect", enabled=not connected)
+            button = QPushButton("Connected" if connected else "Connect", enabled=not connected, autoDefault=False)
             button.setAccessibleName(f"Connect {tool.title}")
             button.clicked.connect(lambda _c=False, name=tool.client: self.connect_tool(name))
             self.tools.addWidget(button, row, 2)
