@@ -4,9 +4,11 @@ Start order, read top to bottom in ``Desktop.start``:
   1. vault, embedder (loads in the background), search            — ``Runtime.open``
   2. governance: site modes, forgetting, operator memory, page lane — shared with the bridge
   3. UI plumbing: message bridge, ops, vault events, actions, active page
-  4. windows: memory browser, panel, tray (or the browser alone when there is no tray host)
+  4. windows: memory browser, panel, quick access and its global shortcut, tray (or the browser
+     alone when there is no tray host)
   5. capture watchers enabled in Settings (Claude Code sessions, inbox), paused with everything else;
-     the first-run offers (capture, encryption: nothing happens before yes)
+     the first run's welcome window (where the vault is, encryption, the extension, quick access, the
+     AI tools found here: nothing changes before a button is pressed)
   6. the bridge on this same asyncio loop (qasync)
 Shutdown is the reverse: bridge closed, watchers stopped, ops finished, writer drained, vault closed.
 """
@@ -41,17 +43,20 @@ from vodou_desktop.ui.browser.window import MemoryBrowser
 from vodou_desktop.ui.capture_status import CaptureStatus
 from vodou_desktop.ui.commands import Commands
 from vodou_desktop.ui.encryption_flow import EncryptionFlow
+from vodou_desktop.ui.global_shortcut import GlobalShortcut, ShortcutState
 from vodou_desktop.ui.hub_signals import HubSignals
 from vodou_desktop.ui.icon import icon_for_state
 from vodou_desktop.ui.ops import freeze_startup_objects
 from vodou_desktop.ui.panel import Panel
+from vodou_desktop.ui.quick_box import QuickBox
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.single_instance import SingleInstance, ask_running_instance_to_show
 from vodou_desktop.ui.style import PaletteKeeper
 from vodou_desktop.ui.sync_status import SyncStatus
-from vodou_desktop.ui.tray import Tray, update_actions
+from vodou_desktop.ui.tray import Tray, show_quick_key, update_actions, window_keys_out_of_context_menus
 from vodou_desktop.ui.unlock import UnlockDialog, locked_out
 from vodou_desktop.ui.vault_swap import VaultSwap
+from vodou_desktop.ui.welcome import WelcomeWindow, needs_welcome
 
 log = logging.getLogger(__name__)
 EXTERNAL_POLL_MS = 2000
@@ -70,10 +75,12 @@ def app_browser(services: Services, actions: ActionRegistry | None = None) -> Me
 class Desktop:
     """Everything the running app owns, built in start order and closed in reverse."""
 
-    def __init__(self, runtime: Runtime, *, bridge_port: int | None = None, background: bool = False) -> None:
+    def __init__(self, runtime: Runtime, *, bridge_port: int | None = None, background: bool = False,
+                 quick: bool = False) -> None:
         self.runtime = runtime
         self.bridge_port = bridge_port
         self.background = background  # started at login: open no window while a tray icon is the way in
+        self.quick_at_start = quick  # started by `vodou quick`: the quick box first, not the browser
         vault, search = runtime.vault, runtime.search
         # 2. governance, shared by the tray and the bridge (one forget token table, one rule set)
         self.sites = SiteModes(vault)
@@ -96,6 +103,9 @@ class Desktop:
         # 4. windows
         self.browser = app_browser(self.services, self.actions)
         self.panel = Panel(self.actions, self.services.ops, self.bridge_services.pages, self.bridge_services.gate)
+        self.quick = QuickBox(self.services)
+        self.shortcut = GlobalShortcut()
+        self.services.extras["quick_shortcut"] = self.shortcut  # Settings ▸ Quick access changes it
         self.tray: Tray | None = None
         self.rolling_backups = RollingBackups(self.services)
         # File ▸ Restore…, Settings ▸ Encrypt this vault…: the app lets go of its vault while they run
@@ -103,6 +113,7 @@ class Desktop:
         self.services.extras["vault_swap"] = self.vault_swap
         self.encryption = EncryptionFlow(self.services, runtime.vault.path, self.browser)
         self.commands = Commands(self)
+        self.welcome: WelcomeWindow | None = None
         self.single_instance = SingleInstance()
         self._poll = QTimer(interval=EXTERNAL_POLL_MS)
         self._quit = asyncio.Event()
@@ -119,6 +130,7 @@ class Desktop:
     def start(self) -> None:
         self._wire()
         self.browser.setWindowIcon(icon_for_state("neutral"))
+        self.shortcut.start(self.runtime.settings.quick_shortcut)
         if QSystemTrayIcon.isSystemTrayAvailable():
             self.tray = Tray(self.actions, self.services.model_status.text)
             self.tray.panel_requested.connect(self.panel.popup_near)
@@ -129,7 +141,7 @@ class Desktop:
             self.services.model_status.changed.connect(self.tray.update_tooltip)
         else:
             QApplication.instance().lastWindowClosed.connect(self.request_quit)  # type: ignore[union-attr]
-            if self.background:
+            if self.background or self.quick_at_start:
                 self.browser.showMinimized()  # without a tray the window is the only way in
             else:
                 self.browser.raise_window()
@@ -139,13 +151,18 @@ class Desktop:
                                          "this one.")
         self._poll.start()
         self.rolling_backups.start()
-        self.capture.start(paused=self.sites.paused)
+        first_run = needs_welcome(self.runtime.settings)
+        self.capture.start(paused=self.sites.paused, ask=not first_run)
         self.sync.start()
-        if self.capture.question is not None:  # one first-run question at a time: encryption after capture
+        if first_run:
+            self.show_welcome()
+        elif self.capture.question is not None:  # one question at a time: encryption after capture
             self.capture.question.finished.connect(
                 lambda _result: None if self._quit.is_set() else self.encryption.offer_at_first_run())
         else:
             self.encryption.offer_at_first_run()
+        if self.quick_at_start:
+            self.quick.summon("search")
         asyncio.ensure_future(self._start_bridge())
 
     def _wire(self) -> None:
@@ -157,7 +174,44 @@ class Desktop:
         self.services.events.changed.connect(self.active_page.vault_changed)
         self.services.messages.error_shown.connect(self.commands.show_error)
         self.single_instance.show_requested.connect(self.browser.raise_window)
+        self.single_instance.quick_requested.connect(lambda: self.quick.summon("search"))
+        self.shortcut.activated.connect(self._quick_from_shortcut)
+        self.shortcut.state_changed.connect(self._shortcut_state)
+        self.quick.opened.connect(self.open_in_browser)
         self._poll.timeout.connect(self.commands.poll_external)
+
+    def show_welcome(self) -> WelcomeWindow:
+        """The first run's window (Help ▸ Welcome… opens it again)."""
+        if self.welcome is None or not self.welcome.isVisible():
+            self.welcome = WelcomeWindow(self.services, self.runtime.vault.path, self.bridge.tokens, self.shortcut)
+            self.welcome.encrypt_requested.connect(self.encryption.encrypt)
+            self.welcome.pair_requested.connect(lambda: self.actions["pair"].trigger())
+            self.welcome.quick_requested.connect(lambda: self.quick.summon("search"))
+            self.welcome.seen.connect(lambda: self.capture.reconfigure(self.runtime.settings))
+            self.encryption.done.connect(self.welcome.refresh)
+        self.welcome.show()
+        self.welcome.raise_()
+        self.welcome.activateWindow()
+        return self.welcome
+
+    def _quick_from_shortcut(self) -> None:
+        self.quick.toggle()
+        if self.quick.isVisible():  # over the app in front, with the focus (the press's time vouches)
+            QTimer.singleShot(30, lambda: self.shortcut.bring_to_front(int(self.quick.winId())))
+
+    def _shortcut_state(self, state: ShortcutState) -> None:
+        show_quick_key(self.actions, state)
+
+    def open_in_browser(self, fact_id: int, text: str) -> None:
+        """Ctrl+O in the quick box: the memory browser searching the same words, that memory selected."""
+        tab = self.browser.memories
+        self.browser.raise_window()
+        self.browser.tabs.setCurrentWidget(tab)
+        tab.follow(fact_id)
+        if tab.search_box.text() == text:
+            tab.refresh()
+        else:
+            tab.search_box.setText(text)
 
     async def _start_bridge(self) -> None:
         try:
@@ -174,12 +228,16 @@ class Desktop:
         self._poll.stop()
         self.rolling_backups.stop()
         self.single_instance.close()
+        self.shortcut.stop()
         await self.bridge.stop()
         self.capture.stop()
         self.sync.stop()
         if self.tray is not None:
             self.tray.icon.hide()
         self.panel.close()
+        self.quick.close()
+        if self.welcome is not None:
+            self.welcome.hide()  # not "seen": quitting is no answer (it shows at the next start)
         self.browser.close()
 
     def close(self) -> None:
@@ -199,6 +257,7 @@ def main(args: argparse.Namespace | None = None) -> int:
     assert isinstance(app, QApplication)
     app.setApplicationName("Vodou")
     app.setQuitOnLastWindowClosed(False)
+    window_keys_out_of_context_menus(app)
     PaletteKeeper(app)  # help text readable (≥ 4.5:1) in the theme in force, and after it changes
     background = bool(getattr(args, "background", False))
     if ask_running_instance_to_show(show=not background):
@@ -219,7 +278,7 @@ def main(args: argparse.Namespace | None = None) -> int:
         QMessageBox.critical(None, "Vodou cannot start", str(exc))
         print(f"vodou: error: {exc}", file=sys.stderr)
         return 2
-    desktop = Desktop(runtime, background=background)
+    desktop = Desktop(runtime, background=background, quick=bool(getattr(args, "quick", False)))
     freeze_startup_objects()  # later full garbage collections never walk them (the GUI thread waits)
     _quit_on_signals(desktop)
     try:

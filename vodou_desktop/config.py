@@ -17,6 +17,7 @@ from typing import Any
 
 from vodou_desktop import paths
 from vodou_desktop.errors import InvalidInput, KnownError
+from vodou_desktop.shortcuts import DEFAULT_QUICK_SHORTCUT, validate_shortcut
 
 DEFAULT_BRIDGE_PORT = 47653
 
@@ -31,6 +32,7 @@ class Settings:
     backups_keep: int = 7
     backups_folder: str = ""  # empty = the "backups" folder beside the profile's vault
     mcp_max_chars: int = 20_000  # the most characters one MCP answer carries (previews, then "left out")
+    quick_shortcut: str = DEFAULT_QUICK_SHORTCUT  # opens the quick-access box from any app; "" = none
     extra: dict[str, Any] = field(default_factory=dict)
 
     def validate(self) -> Settings:
@@ -51,6 +53,9 @@ class Settings:
         if isinstance(self.mcp_max_chars, bool) or not isinstance(self.mcp_max_chars, int) \
                 or not 4_000 <= self.mcp_max_chars <= 1_000_000:
             raise InvalidInput("mcp_max_chars must be a number of characters between 4000 and 1000000")
+        if not isinstance(self.quick_shortcut, str):
+            raise InvalidInput(f"the quick-access shortcut must be text such as {DEFAULT_QUICK_SHORTCUT}")
+        self.quick_shortcut = validate_shortcut(self.quick_shortcut)
         return self
 
 

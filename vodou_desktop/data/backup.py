@@ -70,7 +70,7 @@ class VaultCounts:
 
     def sentence(self) -> str:
         return (f"{plural(self.memories, 'memory')} ({self.forgotten} forgotten), "
-                f"{plural(self.documents, 'library document')}, {plural(self.operator_memories, 'operator memory')}")
+                f"{plural(self.documents, 'Library page')}, {plural(self.operator_memories, 'operator memory')}")
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,8 @@ PAGE_REASON = ("A web page was part of this message, so anything that changes yo
                "(the page could have asked for it)")
 RECALL_REASON = ("This message used a memory saved from a web page or a capture, so anything that changes your "
                  "memory waits for you")
-VOLATILE_NOTE = "It is kept in memory only, not saved, so decide before you quit Vodou"
+VOLATILE_NOTE = "It is not saved: it ends when you quit Vodou, so decide before then"
+UNSAVED_ENDS = "an approval that was not saved ends when Vodou quits"
 MAX_VOLATILE = 500  # in-memory approvals kept; the oldest decided ones go first, then the oldest pending
 
 
@@ -238,7 +239,7 @@ class ApprovalGate:
             with self._lock:
                 row = self._volatile.get(approval_id)
                 if row is None:
-                    raise NotFound(f"no approval with id {approval_id} (approvals kept in memory end when Vodou quits)")
+                    raise NotFound(f"no approval with id {approval_id} ({UNSAVED_ENDS})")
                 return dict(row)
         return {**self.vault.read(lambda c: store.get_approval(c, approval_id)), "volatile": False}
 
@@ -267,7 +268,7 @@ class ApprovalGate:
         with self._lock:
             row = self._volatile.get(approval_id)
             if row is None:
-                raise NotFound(f"no approval with id {approval_id} (approvals kept in memory end when Vodou quits)")
+                raise NotFound(f"no approval with id {approval_id} ({UNSAVED_ENDS})")
             if row["status"] != "pending":
                 raise Conflict(f"approval {approval_id} was already {row['status']}")
             parked = dict(row)

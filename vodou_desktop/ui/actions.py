@@ -17,7 +17,7 @@ MODE_LABELS = {"off": "Off — never read this site", "suggest": "Suggest — sh
 NOT_YET = "not available yet"
 # File-menu commands another part of the app provides; disabled with NOT_YET until a handler is
 # connected with ``on`` (the composition root wires them when that code is present).
-PROVIDED_ELSEWHERE = ("backup", "restore", "export")
+PROVIDED_ELSEWHERE = ("backup", "restore", "export", "welcome")
 SHORTCUTS = {"add_memory": QKeySequence.StandardKey.New, "import": "Ctrl+I", "quit": QKeySequence.StandardKey.Quit,
              "settings": QKeySequence.StandardKey.Preferences, "open_browser": "Ctrl+M", "shortcuts": "F1"}
 
@@ -43,12 +43,14 @@ class ActionRegistry(QObject):
         self.add("dedupe", "Find near-duplicates")
         self.add("quit", "Quit Vodou")
         self.add("add_memory", "Add memory…")
+        self.add("quick_search", "Search…")  # quick access: the global shortcut, when it is held, is its key
         self.add("import", "Import…")
         self.add("backup", "Back up…")
         self.add("restore", "Restore…")
         self.add("export", "Export…")
         self.add("shortcuts", "Keyboard shortcuts")
         self.add("about", "About Vodou")
+        self.add("welcome", "Welcome and setup…")  # the first run's window, again
         for name in PROVIDED_ELSEWHERE:
             self[name].setEnabled(False)
             self[name].setToolTip(NOT_YET)

@@ -96,7 +96,7 @@ class BackupFlow(QObject):
 
         self._services.ops.run(work, lambda counts: self._services.messages.info(
             f"Exported {plural(counts.get('memory', 0), 'memory')} and "
-            f"{plural(counts.get('document', 0), 'library document')} "
+            f"{plural(counts.get('document', 0), 'Library page')} "
             f"to {path} (forgotten ones left out)"), owner=self)
 
     def restore(self) -> None:

@@ -46,10 +46,12 @@ class CaptureStatus(QObject):
         self.changed.connect(self._show_states)
         actions["pause"].toggled.connect(self.set_paused)
 
-    def start(self, paused: bool) -> None:
+    def start(self, paused: bool, ask: bool = True) -> None:
+        """Start the watchers; ``ask``: the first-run question when it was never answered (the welcome
+        window, when it shows, asks it instead)."""
         self._op(lambda: self.watchers.start(paused=paused))
         self._timer.start()
-        if needs_first_run_question(self.services.runtime.settings):
+        if ask and needs_first_run_question(self.services.runtime.settings):
             self.ask_first_run()
 
     def attach(self, menu: QMenu, after: str = "pause") -> None:

@@ -29,6 +29,8 @@ class Commands:
         actions.mode_group.triggered.connect(lambda action: self.set_mode(action.data()))
         actions.on("pause", self.set_paused)
         actions.on("open_browser", self.d.browser.raise_window)
+        actions.on("quick_search", lambda: self.d.quick.summon("search"))
+        actions.on("welcome", self.d.show_welcome)
         actions.on("forget_site", self.forget_site)
         actions.on("pair", self.pair)
         actions.on("settings", self.settings)
@@ -59,8 +61,10 @@ class Commands:
         self._keep(PairDialog(self.d.bridge, self.d.services.ops))
 
     def settings(self) -> None:
-        self._keep(SettingsDialog(self.d.services, self.d.sites, self.d.bridge.tokens,
-                                  vault_path=self.d.runtime.vault.path))
+        dialog = SettingsDialog(self.d.services, self.d.sites, self.d.bridge.tokens,
+                                vault_path=self.d.runtime.vault.path)
+        dialog.accepted.connect(lambda: self.d.shortcut.start(self.d.runtime.settings.quick_shortcut))
+        self._keep(dialog)
 
     def backfill(self) -> None:
         try:

@@ -9,6 +9,7 @@ file) and said so: ``RecoveryKeyDialog`` enables Encrypt only then. The conversi
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,17 +36,37 @@ from vodou_desktop.ui.prompts import ask_to_confirm
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.style import help_label
 from vodou_desktop.vault import cipher
+from vodou_desktop.vault.keystore import VaultKeyStore
 from vodou_desktop.words import plural
 
 OFFERED_KEY = "encryption.offered"  # settings.extra: the first-run offer was made (asked once)
-EXPLAIN = ("This is your vault's recovery key. Vodou keeps the key itself in this computer's keyring, so you "
-           "never type it; but if that keyring entry is ever lost, or to open your vault or a backup on another "
-           "computer (vodou key restore), only this recovery key opens them. Nobody, Vodou included, can "
-           "recover an encrypted vault without it.")
+EXPLAIN = ("This is your vault's recovery key. Vodou keeps the key itself in {place}, so you never type it; but "
+           "if that copy is ever lost, or to open your vault or a backup on another computer (vodou key restore), "
+           "only this recovery key opens them. Nobody, Vodou included, can recover an encrypted vault without it.")
 KEPT = "I have saved or copied my recovery key and will keep it somewhere safe"
 OFFER = ("Vodou can encrypt your memory vault on this computer, so that a copy of the file (a lost laptop, a "
-         "synced folder) cannot be read without its key. The key is kept in your keyring; first you will see a "
+         "synced folder) cannot be read without its key. The key is kept in {place}; first you will see a "
          "recovery key to save.\n\nEncrypt the vault now? You can also do it later in Settings.")
+
+
+@dataclass(frozen=True)
+class KeyPlace:
+    """Where the vault key really goes here: the keyring, or a file when this computer has none."""
+
+    keyring: bool
+    where: str  # the keyring backend's name, or the folder of the key file
+
+    def words(self) -> str:
+        if self.keyring:
+            return "this computer's keyring"
+        return (f"a file in {self.where} (this computer has no keyring, so anyone who can read your files can "
+                "read the key)")
+
+
+def key_place(store: VaultKeyStore | None = None) -> KeyPlace:
+    """Asks the keyring which backend it has (it may talk to D-Bus): call it off the GUI thread."""
+    store = store or VaultKeyStore()
+    return KeyPlace(False, str(store.folder)) if store.uses_file else KeyPlace(True, store.backend_name)
 
 
 def encrypt_sentence(vault: Path, key: str, progress: Progress, settings: config.Settings) -> str:
@@ -70,12 +91,13 @@ class RecoveryKeyDialog(QDialog):
     confirmed = Signal()
 
     def __init__(self, recovery: str, services: Services, *, confirm_text: str | None = "Encrypt",
-                 parent: QWidget | None = None) -> None:
+                 place: KeyPlace | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Your recovery key")
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self._services, self.recovery = services, recovery
-        self.explain = QLabel(EXPLAIN, wordWrap=True)
+        self.explain = QLabel(EXPLAIN.format(place=place.words() if place else "a safe place on this computer"),
+                              wordWrap=True)
         groups = recovery.split("-")
         half = (len(groups) + 1) // 2
         self.key_label = QLabel(" ".join(groups[:half]) + "\n" + " ".join(groups[half:]))  # two rows of seven
@@ -170,15 +192,16 @@ class EncryptionFlow(QObject):
     def show_recovery_key(self) -> None:
         vault = self._vault_path
         self._services.ops.run(lambda: _key_and_recovery(vault),
-                               lambda pair: self._open_key_dialog(pair[1], None), owner=self)
+                               lambda got: self._open_key_dialog(got[1], None, got[2]), owner=self)
 
     def _show_key(self, pair: tuple[str, str]) -> None:
-        key, recovery = pair
-        dialog = self._open_key_dialog(recovery, "Encrypt")
+        key, recovery, place = pair
+        dialog = self._open_key_dialog(recovery, "Encrypt", place)
         dialog.confirmed.connect(lambda: self._run_encrypt(key))
 
-    def _open_key_dialog(self, recovery: str, confirm_text: str | None) -> RecoveryKeyDialog:
-        dialog = RecoveryKeyDialog(recovery, self._services, confirm_text=confirm_text, parent=self._widget)
+    def _open_key_dialog(self, recovery: str, confirm_text: str | None, place: KeyPlace) -> RecoveryKeyDialog:
+        dialog = RecoveryKeyDialog(recovery, self._services, confirm_text=confirm_text, place=place,
+                                   parent=self._widget)
         self.key_dialog = dialog
         dialog.open()
         return dialog
@@ -215,7 +238,8 @@ class EncryptionFlow(QObject):
         settings = self._services.runtime.settings
         if settings.extra.get(OFFERED_KEY) or cipher.is_encrypted(self._vault_path):
             return False
-        box = QMessageBox(QMessageBox.Icon.Question, "Encrypt your vault?", OFFER,
+        box = QMessageBox(QMessageBox.Icon.Question, "Encrypt your vault?",
+                          OFFER.format(place="this computer's keyring, or a private file where it has none"),
                           QMessageBox.StandardButton.NoButton, self._widget)
         yes = box.addButton("Encrypt…", QMessageBox.ButtonRole.AcceptRole)
         box.addButton("Not now", QMessageBox.ButtonRole.RejectRole)
@@ -239,6 +263,7 @@ class EncryptionFlow(QObject):
             self.encrypt()
 
 
-def _key_and_recovery(vault: Path) -> tuple[str, str]:
-    key = key_to_show(vault)
-    return key, to_recovery(key)
+def _key_and_recovery(vault: Path) -> tuple[str, str, KeyPlace]:
+    store = VaultKeyStore()
+    key = key_to_show(vault, store)
+    return key, to_recovery(key), key_place(store)

@@ -1,8 +1,9 @@
 """Forget site… (GOV-7): dry run, then a confirm that must come within 8 seconds, then Undo.
 
 Step 1 runs the service's dry run and shows the counts. The confirm button counts down the
-service's confirm window; when it runs out the button disables itself and the dialog goes back to
-step 1 (nothing was changed). The service holds the rule — a confirm that arrives too late is
+service's confirm window, from the moment the dry run was asked for (the service's window opened
+while it ran, so the dialog's never outlasts it); when it runs out the button disables itself and
+the dialog goes back to step 1 (nothing was changed). The service holds the rule — a confirm that arrives too late is
 refused there too — so the dialog and the extension cannot disagree. The clock is injectable.
 """
 
@@ -34,6 +35,7 @@ class ForgetSiteDialog(QDialog):
         self.plan: dict[str, Any] | None = None
         self.result: dict[str, Any] | None = None
         self._issued_at = 0.0
+        self._asked_at = 0.0  # when the dry run was asked for: the service's window opens after it
         self.step = "plan"
         self.host = QLineEdit(host, placeholderText="example.com")
         self.summary = QLabel(wordWrap=True)
@@ -75,10 +77,11 @@ class ForgetSiteDialog(QDialog):
             self.summary.setText(str(exc))
             return
         self.check_button.setEnabled(False)
+        self._asked_at = self._clock()
         self._ops.run(lambda: self._forgetting.plan(host), self._planned, on_failure=self._failed, owner=self)
 
     def _planned(self, plan: dict[str, Any]) -> None:
-        self.plan, self._issued_at, self.step = plan, self._clock(), "confirm"
+        self.plan, self._issued_at, self.step = plan, self._asked_at, "confirm"
         facts, docs = plan["facts"], plan["documents"]
         self.summary.setText(
             f"<b>{plan['host']}</b>: {plural(facts, 'memory')} will be hidden"
@@ -134,7 +137,7 @@ class ForgetSiteDialog(QDialog):
         hidden = result.get("facts_hidden", result.get("facts", 0))
         kept = result.get("documents_kept", result.get("documents", 0))
         self.summary.setText(f"Forgot {plural(hidden, 'memory')} from <b>{result['host']}</b>."
-                             f" {kept} Library document{'s' if kept != 1 else ''} kept.")
+                             f" {plural(kept, 'Library page')} kept.")
         self.confirm_button.hide()
         self.undo_button.show()
         self.undo_button.setEnabled(True)

@@ -49,12 +49,11 @@ class PairDialog(QDialog):
 
 
 def browser_label(record: Any) -> str:
-    """A pairing in words: the browser's name when the extension said it, else a short id."""
+    """A pairing in words: the browser's name when the extension said it, else "the browser extension"
+    (its id is no word of a person's: Settings has it in the pairing's tooltip)."""
     get = record.get if isinstance(record, dict) else lambda k, d=None: getattr(record, k, d)
-    name = get("browser") or ""
-    ext = str(get("extensionId") or get("extension_id") or "")
-    short = f"{ext[:6]}…" if len(ext) > 8 else ext
-    return f"{name} (extension {short})" if name else f"the browser extension {short}".strip()
+    name = str(get("browser") or "").strip()
+    return name or "the browser extension"
 
 
 def spaced_code(code: str) -> str:

@@ -31,7 +31,8 @@ from vodou_desktop.words import kind_words, project_words
 
 NO_PAGE = ("No page yet. Pair the browser extension (tray menu: Pair browser extension…) and open a web page: "
            "the memories you saved from it are listed here.")
-NO_MEMORY = "No memories saved from this page yet. Save a note or a selection from the browser extension."
+NO_MEMORY = ("No memories saved from this page yet. Add one here (Add memory…), or send a selection from the "
+             "browser extension.")
 NO_PROJECT = "No project (global)"
 
 
@@ -101,8 +102,8 @@ class Panel(QFrame):
         self.documents: RecordTableModel[dict[str, Any]] = RecordTableModel(DOC_COLUMNS, self)
         self.approvals: RecordTableModel[dict[str, Any]] = RecordTableModel(APPROVAL_COLUMNS, self)
         self.approvals_view = _list(self.approvals, 3)
-        self.note_button = QPushButton("Add &note…")
-        self.note_button.setToolTip("A note about this page, saved in the project chosen above")
+        self.note_button = QPushButton("Add &memory…")
+        self.note_button.setToolTip("A memory about this page, saved in the project chosen above")
         self.note_button.clicked.connect(self.add_note)
         self.note_prompt: TextPrompt | None = None
         self.approve_button = QPushButton("Approve")
@@ -200,16 +201,17 @@ class Panel(QFrame):
     def _update_note_button(self) -> None:
         collect = bool(self.state.url) and self.state.mode == "collect" and not self.state.paused
         self.note_button.setEnabled(collect and self._pages is not None)
-        self.note_button.setToolTip("A note about this page, saved in the project chosen here" if collect else
-                                    "Notes are saved only on sites in Collect mode")
+        self.note_button.setToolTip("A memory about this page, saved in the project chosen here" if collect else
+                                    "Memories are saved from a page only on sites in Collect mode")
 
     def add_note(self) -> None:
-        """A note for this page, in the project picked for this site (the site mode is checked again)."""
+        """A memory about this page (kind note), in the project picked for this site (the site mode is checked
+        again)."""
         pages, state, project = self._pages, self.state, self.chosen_project()
         if pages is None or not state.url:
             return
         where = f"project {project}" if project else "no project (global)"
-        self.note_prompt = TextPrompt("Add a note", f"A note about {state.host}, saved in {where}:", multiline=True)
+        self.note_prompt = TextPrompt("Add memory", f"A memory about {state.host}, saved in {where}:", multiline=True)
         self.note_prompt.run(self._ops, lambda text: pages.note(state.url, state.title, text, project),
                              lambda _fact: self.refresh())
 

@@ -2,8 +2,8 @@
 sees, rendered offscreen from a temporary vault to PNGs: the memory browser (search results, a
 2,000-character memory's details, each empty state, Sites, Operator memory, Approvals), the tray
 panel (with and without a page), the tray menu, Add memory, Settings, the recovery key shown before
-encrypting, Forget site…, the pairing dialog once paired, and the icon states at 16 and 22 px on
-dark and light panels.
+encrypting, Forget site…, the pairing dialog once paired, quick access (searching and adding), the
+first run's welcome window, and the icon states at 16 and 22 px on dark and light panels.
 
 Runs offscreen and without the embedding model (keyword search), so it takes a few seconds.
 """
@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (  # noqa: E402
     QWidget,
 )
 
-from vodou_desktop import APP_ID, config, paths  # noqa: E402
+from vodou_desktop import APP_ID, config, paths, resources  # noqa: E402
 from vodou_desktop.app import app_browser  # noqa: E402
 from vodou_desktop.cli.sync import setup_secret  # noqa: E402
 from vodou_desktop.data.recovery import to_recovery  # noqa: E402
@@ -55,18 +55,27 @@ from vodou_desktop.ui.actions import ActionRegistry  # noqa: E402
 from vodou_desktop.ui.active_page import read_page_state  # noqa: E402
 from vodou_desktop.ui.add_memory_dialog import AddMemoryDialog  # noqa: E402
 from vodou_desktop.ui.browser.window import DEFAULT_SIZE, MemoryBrowser  # noqa: E402
-from vodou_desktop.ui.encryption_flow import RecoveryKeyDialog  # noqa: E402
+from vodou_desktop.ui.encryption_flow import KeyPlace, RecoveryKeyDialog  # noqa: E402
 from vodou_desktop.ui.forget_dialog import ForgetSiteDialog  # noqa: E402
+from vodou_desktop.ui.global_shortcut import GlobalShortcut, ShortcutState  # noqa: E402
 from vodou_desktop.ui.icon import STATES, state_image  # noqa: E402
 from vodou_desktop.ui.pair_dialog import PairDialog  # noqa: E402
 from vodou_desktop.ui.panel import Panel  # noqa: E402
+from vodou_desktop.ui.quick_box import QuickBox  # noqa: E402
+from vodou_desktop.ui.screen_fit import fit_on_screen  # noqa: E402
 from vodou_desktop.ui.services import Services  # noqa: E402
 from vodou_desktop.ui.settings_dialog import SettingsDialog  # noqa: E402
 from vodou_desktop.ui.site_projects import SiteProjects  # noqa: E402
 from vodou_desktop.ui.style import PaletteKeeper, apply_readable_palette, contrast, over  # noqa: E402
 from vodou_desktop.ui.sync_settings import SyncSettingsPage  # noqa: E402
-from vodou_desktop.ui.tray import build_menu, update_actions  # noqa: E402
+from vodou_desktop.ui.tray import (  # noqa: E402
+    build_menu,
+    show_quick_key,
+    update_actions,
+    window_keys_out_of_context_menus,
+)
 from vodou_desktop.ui.vault_swap import VaultSwap  # noqa: E402
+from vodou_desktop.ui.welcome import WelcomeWindow  # noqa: E402
 from vodou_desktop.vault import Vault  # noqa: E402
 
 PAGE = "https://en.wikipedia.org/wiki/Heron"
@@ -80,7 +89,7 @@ ICON_CELL, ICON_ZOOM = 32, 4
 SHOTS = ("memory-browser.png", "long-memory.png", "empty-vault.png", "no-results.png", "empty-library.png",
          "sites.png", "operator-memory.png", "approvals.png", "ai-tools.png", "panel.png", "panel-no-page.png",
          "tray-menu.png", "add-memory.png", "settings.png", "settings-sync.png", "recovery-key.png",
-         "forget-dialog.png", "paired.png", "icon-states.png")
+         "forget-dialog.png", "paired.png", "quick-search.png", "quick-add.png", "welcome.png", "icon-states.png")
 SHOWN_KEY = "vodou-key-1:" + hashlib.sha256(b"the recovery key in the screenshots").hexdigest()  # not a real one
 LONG_MEMORY = ("Field notes from the heron colony at the old mill. " + " ".join(
     f"Visit {i}: the grey herons stood in the shallows at dawn, nests counted on the alders, water level noted, "
@@ -177,6 +186,10 @@ def icon_strip(path: Path) -> None:
 SCALE_MEMORIES = 20_000
 SCALE_SIZES = ((1100, 700), (800, 560))
 SCREEN = (1366, 768)
+SCREENS = (*SCALE_SIZES, SCREEN)  # the small windows are measured fitted into each of these
+# The X11 state of the shortcut, as the app says it where it holds the key (offscreen holds none).
+HELD = ShortcutState("active", "Ctrl+Shift+Space", "Ctrl+Shift+Space opens quick access from any app.")
+SHOWN_EXTENSION = "/home/you/.local/lib/vodou/extension"  # where the extension folder reads in the picture
 SCALE_SHOTS = tuple(f"vault-20k-{w}x{h}-{p}.png" for p in ("light", "dark") for w, h in SCALE_SIZES) + (
     "vault-20k-search-light.png", "vault-20k-end-light.png", "settings-1366x768-light.png",
     "settings-1366x768-dark.png")
@@ -384,6 +397,7 @@ def render_scale(outdir: Path) -> list[Path]:
                     checks[f"ai-tools-{w}x{h}-{name}"] = _tools_checks(keep[-1], services)
                 if name == "light":
                     _scale_ends(keep[0], services, outdir, checks)
+                keep += _fit_checks(services, name, checks)
                 keep.append(_scale_settings(services, outdir, f"settings-1366x768-{name}.png", checks))
             for widget in keep:
                 widget.close()
@@ -406,6 +420,7 @@ def render(outdir: Path) -> list[Path]:
     app = QApplication.instance() or QApplication([])
     assert isinstance(app, QApplication)
     PaletteKeeper(app)  # as the app starts: help text readable in the theme in force
+    window_keys_out_of_context_menus(app)
     person = {k: os.environ.get(k) for k in ("HOME", "CODEX_HOME")}
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["VODOU_HOME"] = tmp  # window size, per-site projects: never the person's own files
@@ -446,6 +461,7 @@ def _render_all(outdir: Path, services: Services) -> list[Path]:
     actions = ActionRegistry()
     state = read_page_state(vault, sites, PAGE, "Heron — Wikipedia")
     update_actions(actions, state)
+    show_quick_key(actions, HELD)  # as on X11, where the app holds the key
     panel = Panel(actions, services.ops, services.page_memory, gate, site_projects=SiteProjects(outdir / ".unused"))
     panel.set_page(state)
     panel.popup_near(QRect(0, 0, 22, 22))  # as the tray opens it
@@ -551,7 +567,7 @@ def _dialog_shots(services: Services, paths: dict[str, Path], checks: dict[str, 
     settle(services)
     grab(settings, paths["settings.png"])
     synced = _sync_shot(services, paths["settings-sync.png"], checks)
-    recovery = RecoveryKeyDialog(to_recovery(SHOWN_KEY), services)
+    recovery = RecoveryKeyDialog(to_recovery(SHOWN_KEY), services, place=KeyPlace(True, "SecretService"))
     recovery.status.setText("Copied to the clipboard: paste it into your password manager now.")
     recovery.kept.setEnabled(True)
     recovery.show()
@@ -562,7 +578,77 @@ def _dialog_shots(services: Services, paths: dict[str, Path], checks: dict[str, 
     paired.show()
     settle(services)
     grab(paired, paths["paired.png"])
-    return [add, settings, synced, recovery, paired]
+    return [add, settings, synced, recovery, paired, *_quick_shots(services, paths, checks)]
+
+
+def held_shortcut() -> GlobalShortcut:
+    shortcut = GlobalShortcut()
+    shortcut._say(HELD)
+    return shortcut
+
+
+def quick_box(services: Services, mode: str, text: str) -> QuickBox:
+    """The quick box as the shortcut opens it, with ``text`` typed (the add mode: in project birds)."""
+    box = QuickBox(services)
+    box.summon("search")
+    settle(services, 300)
+    box.text.setText(text)
+    settle(services, 500)
+    if mode == "add":
+        box._set_mode("add")
+        box.project.setCurrentIndex(max(0, box.project.findData("birds")))
+        settle(services, 200)
+    return box
+
+
+def welcome_window(services: Services, shortcut: GlobalShortcut) -> WelcomeWindow:
+    """The first run's window, its folders as a person's own (the temporary ones change every run)."""
+    welcome = WelcomeWindow(services, services.runtime.vault.path, None, shortcut)
+    welcome.show()
+    wait_for(lambda: welcome.facts is not None, 20_000)
+    settle(services, 300)
+    data = str(paths.data_dir())
+    for label in welcome.findChildren(QLabel):
+        text = label.text().replace(data, SHOWN_DATA).replace(str(paths.config_dir()), SHOWN_CONFIG + "/vodou")
+        label.setText(text.replace(str(resources.resource_path("extension")), SHOWN_EXTENSION))
+    settle(services, 100)
+    return welcome
+
+
+def _quick_shots(services: Services, paths: dict[str, Path], checks: dict[str, Any]) -> list[QWidget]:
+    """Quick access searching "heron", then adding a memory; the welcome window with the AI tools of
+    this (temporary) home: Cursor set up, Claude Code found."""
+    found = quick_box(services, "search", "heron")
+    grab(found, paths["quick-search.png"])
+    checks["quick-search.png"] = {**page_checks(found, found), "results": found.results.rowCount()}
+    add = quick_box(services, "add", "The heron survey starts at the old mill")
+    grab(add, paths["quick-add.png"])
+    checks["quick-add.png"] = {**page_checks(add, add), "project": add.project.currentData()}
+    (Path(os.environ["HOME"]) / ".claude").mkdir(exist_ok=True)  # Claude Code is on this computer
+    welcome = welcome_window(services, held_shortcut())
+    grab(welcome, paths["welcome.png"])
+    checks["welcome.png"] = {**page_checks(welcome, welcome), "tools": sorted(welcome.connect_buttons),
+                             "size": [welcome.width(), welcome.height()]}
+    return [found, add, welcome]
+
+
+def _fit_checks(services: Services, palette: str, checks: dict[str, Any]) -> list[QWidget]:
+    """The welcome window and the quick box fitted into each screen size, measured as drawn."""
+    keep: list[QWidget] = []
+    for w, h in SCREENS:
+        area = QRect(0, 0, w, h)
+        welcome = welcome_window(services, held_shortcut())
+        fit_on_screen(welcome, area)
+        settle(services, 200)
+        box = quick_box(services, "search", "heron")
+        fit_on_screen(box, area)
+        settle(services, 100)
+        for name, window in (("welcome", welcome), ("quick", box)):
+            frame = window.frameGeometry()
+            checks[f"{name}-{w}x{h}-{palette}"] = {**page_checks(window, window),
+                                                   "on_screen": area.contains(frame)}
+        keep += [welcome, box]
+    return keep
 
 
 def sync_page(settings: SettingsDialog) -> SyncSettingsPage:

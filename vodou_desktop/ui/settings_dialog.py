@@ -39,6 +39,7 @@ from vodou_desktop.ui.backup_settings import BackupSettings
 from vodou_desktop.ui.capture_settings import CaptureSettings
 from vodou_desktop.ui.ops import failure_words
 from vodou_desktop.ui.pair_dialog import browser_label
+from vodou_desktop.ui.quick_settings import QuickAccessSettings
 from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.settings_autostart import AutostartSection
 from vodou_desktop.ui.style import as_help, help_label, problem_label
@@ -134,6 +135,7 @@ class SettingsDialog(QDialog):
                               wordWrap=True))
         self.backups = BackupSettings(self.base, vault_path, services)
         self.capture = CaptureSettings(services.extras.get("capture"), self.base)
+        self.quick = QuickAccessSettings(services.extras.get("quick_shortcut"), self.base)
         self.problem = problem_label()
         self.autostart = AutostartSection()
         self.restart_note = help_label(RESTART_NOTE)
@@ -197,7 +199,8 @@ class SettingsDialog(QDialog):
         browsers.addRow(QLabel("Paired browsers"))
         browsers.addRow(revoke_row)
         browsers.addRow(self.storage)
-        return [("General", _page(general, self.autostart)), ("Search", _page(search)),
+        return [("General", _page(general, self.autostart)), ("Quick access", _page(self.quick)),
+                ("Search", _page(search)),
                 ("Browsers", _page(browsers)), ("Backups and encryption", _page(self.backups)),
                 ("Capture", _page(self.capture)), ("Sync", _page(SyncSettingsPage(self._services)))]
 
@@ -217,7 +220,7 @@ class SettingsDialog(QDialog):
         try:
             settings = settings_from_form(self.base, self.port.text(), self.semantic.isChecked(),
                                           self.endpoint.text(), self.model_name.text())
-            settings = self.backups.apply(self.capture.apply(settings)).validate()
+            settings = self.quick.apply(self.backups.apply(self.capture.apply(settings))).validate()
         except InvalidInput as exc:
             self.problem.setText(f"Not saved: {exc}")
             return

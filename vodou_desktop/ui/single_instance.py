@@ -1,5 +1,6 @@
 """One Vodou per person: a local socket in the runtime folder. A second launch asks the running
-app to show its memory browser, then exits (UI-1)."""
+app to show its memory browser, then exits (UI-1); ``vodou quick`` asks it for the quick-access box
+(UI-6). The requests are lines (``instance.REQUESTS``); the CLI writes them without Qt."""
 
 from __future__ import annotations
 
@@ -9,16 +10,11 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
-from vodou_desktop import paths
+from vodou_desktop.instance import socket_path
 
 log = logging.getLogger(__name__)
-SOCKET_NAME = "desktop.sock"
 SHOW = b"show\n"
 CONNECT_MS = 500
-
-
-def socket_path() -> Path:
-    return paths.runtime_dir() / SOCKET_NAME
 
 
 def ask_running_instance_to_show(path: Path | None = None, *, show: bool = True) -> bool:
@@ -37,9 +33,11 @@ def ask_running_instance_to_show(path: Path | None = None, *, show: bool = True)
 
 
 class SingleInstance(QObject):
-    """Listens on the socket; emits ``show_requested`` when a second launch knocks."""
+    """Listens on the socket; emits ``show_requested`` when a second launch knocks, ``quick_requested``
+    for ``vodou quick``."""
 
     show_requested = Signal()
+    quick_requested = Signal()
 
     def __init__(self, path: Path | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -67,6 +65,10 @@ class SingleInstance(QObject):
                 self._read(conn)
 
     def _read(self, conn: QLocalSocket) -> None:
-        if bytes(conn.readAll().data()).startswith(SHOW.strip()):
-            log.info("another launch of Vodou asked this one to show its memory browser")
-            self.show_requested.emit()
+        for line in bytes(conn.readAll().data()).splitlines():
+            if line.strip() == b"show":
+                log.info("another launch of Vodou asked this one to show its memory browser")
+                self.show_requested.emit()
+            elif line.strip() == b"quick":
+                log.info("vodou quick asked for the quick-access box")
+                self.quick_requested.emit()

@@ -75,7 +75,9 @@ class SyncSettingsPage(QWidget):
         row = QHBoxLayout()
         row.addWidget(self.folder, 1)
         row.addWidget(self.choose)
-        form.addRow("Sync &folder", row)
+        folder_label = QLabel("Sync &folder")  # a row of two widgets has no buddy of its own: name the field
+        folder_label.setBuddy(self.folder)
+        form.addRow(folder_label, row)
         form.addRow("This computer's &name", self.name)
         buttons = QHBoxLayout()
         buttons.addWidget(self.start_button)

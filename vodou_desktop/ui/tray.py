@@ -4,16 +4,18 @@ the shared action registry, so the panel and the memory browser trigger the very
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from PySide6.QtCore import QObject, QRect, Signal
-from PySide6.QtWidgets import QMenu, QSystemTrayIcon
+from PySide6.QtCore import QObject, QRect, Qt, Signal
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
 from vodou_desktop.ui.actions import MODES, ActionRegistry
 from vodou_desktop.ui.active_page import PageState
 from vodou_desktop.ui.icon import icon_for_state
 
-MENU_LAYOUT = ("page", "-", "mode.off", "mode.suggest", "mode.collect", "-", "pause", "-", "open_browser",
-               "forget_site", "pair", "settings", "backfill", "-", "quit")
+MENU_LAYOUT = ("page", "-", "mode.off", "mode.suggest", "mode.collect", "-", "pause", "-", "quick_search",
+               "add_memory", "open_browser", "-", "forget_site", "pair", "settings", "backfill", "-", "quit")
 
 
 def build_menu(actions: ActionRegistry, layout: tuple[str, ...] = MENU_LAYOUT) -> QMenu:
@@ -24,6 +26,21 @@ def build_menu(actions: ActionRegistry, layout: tuple[str, ...] = MENU_LAYOUT) -
         else:
             menu.addAction(actions[name])
     return menu
+
+
+def window_keys_out_of_context_menus(app: QApplication) -> None:
+    """The tray menu (and the list's context menu) hold the window's own shortcuts, which work only in
+    a Vodou window: they are shown in the menu bar, not in a menu that opens over another app (the
+    actions whose keys work there say so themselves: ``setShortcutVisibleInContextMenu``)."""
+    app.setAttribute(Qt.ApplicationAttribute.AA_DontShowShortcutsInContextMenus)
+
+
+def show_quick_key(actions: ActionRegistry, state: Any) -> None:
+    """Search… shows the quick-access key only while it works from any app (``ShortcutState``)."""
+    search = actions["quick_search"]
+    search.setShortcut(QKeySequence(state.text) if state.active else QKeySequence())
+    search.setShortcutVisibleInContextMenu(state.active)
+    search.setToolTip(state.words)
 
 
 def describe(state: PageState) -> str:

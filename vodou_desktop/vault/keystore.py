@@ -42,6 +42,11 @@ class VaultKeyStore:
         self.uses_file = isinstance(self._keyring, keyring.backends.fail.Keyring)
 
     @property
+    def backend_name(self) -> str:
+        """The keyring backend in use (SecretService, KWallet, macOS Keychain…)."""
+        return type(self._keyring).__name__
+
+    @property
     def storage(self) -> str:
         """A sentence for the CLI and Settings: where the key is kept."""
         if self.uses_file:

@@ -30,12 +30,13 @@ export async function startForget(host, onChange) {
   closeConfirm();
   show('forget-done', false);
   try {
+    const asked = Date.now(); // the app's window opens while the dry run runs: count from before it
     const dry = await ask('forgetDryRun', { host });
     const docs = dry.documents
       ? ` ${dry.documents === 1 ? '1 Library page' : `${dry.documents} Library pages`} from it kept.` : '';
     $('forget-count').textContent = `Forget ${memories(dry.facts)} from ${dry.host}?${docs}`;
     const windowS = Number(dry.expires_in) > 0 ? Number(dry.expires_in) : SPEC_WINDOW_S;
-    pending = { token: dry.token, deadline: Date.now() + windowS * 1000, timer: null };
+    pending = { token: dry.token, deadline: asked + windowS * 1000, timer: null };
     pending.timer = setInterval(tick, 250);
     tick();
     show('forget-confirm', Boolean(pending));

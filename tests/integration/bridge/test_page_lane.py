@@ -127,7 +127,7 @@ def assert_all_parked_and_nothing_on_disk(bridge: Bridge, reply: Any) -> None:
     assert reply.status == 201, reply.raw
     assert reply.json["executed"] == [] and reply.json["tainted"] is True
     assert [p["tool"] for p in reply.json["pending"]] == list(SIDE_EFFECTING_TOOLS)
-    assert all(p["volatile"] and p["id"] < 0 and "memory only" in p["reason"] for p in reply.json["pending"])
+    assert all(p["volatile"] and p["id"] < 0 and "not saved" in p["reason"] for p in reply.json["pending"])
     # Nothing ran: the victim's memory, the modes and the linked page are as they were.
     assert [f["text"] for f in bridge.post("/api/page-match/match", {"url": "https://victim2.example/a"}).json["facts"]
             ] == ["victim2 fact stays"]

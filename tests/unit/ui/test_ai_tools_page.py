@@ -45,3 +45,26 @@ def test_the_page_shows_set_up_clients_writers_and_sets_a_default(qtbot, service
     page.project.setText("bad\nname")
     page.set_default()
     assert "single line" in page.problem.text()
+
+
+def test_the_page_sets_up_the_selected_tool(qtbot, services, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from vodou_desktop.mcp import install
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / ".config"))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    page = AiToolsPage(services)
+    qtbot.addWidget(page)
+    with qtbot.waitSignal(page.clients.modelReset, timeout=10_000):
+        page.refresh()
+    assert not page.setup_button.isEnabled()  # nothing selected
+    row = next(r for r, setup in enumerate(page.clients.rows) if setup.client == "codex")
+    page.client_view.selectRow(row)
+    assert page.setup_button.isEnabled()
+    with qtbot.waitSignal(page.clients.modelReset, timeout=10_000):
+        page.setup_button.click()
+    assert install.is_installed("codex", tmp_path / ".codex" / "config.toml")
+    assert {r[0]: r[1] for r in rows(page.clients)}["Codex"] == "set up"
+    assert not page.setup_button.isEnabled()  # set up already: nothing more to do for it
+    assert any("Vodou is set up in Codex" in text for _kind, text in services.messages.history)

@@ -91,7 +91,7 @@ def test_export_from_the_file_menu_flow(qtbot, services, vault, tmp_path):
     flow.export()
     flow.file_dialog.selectFile(str(target))
     flow.file_dialog.accept()
-    said = "Exported 1 memory and 0 library documents to "
+    said = "Exported 1 memory and 0 Library pages to "
     qtbot.waitUntil(lambda: any(text.startswith(said) for _, text in services.messages.history))
     assert "exported from the app" in target.read_text() and target.stat().st_mode & 0o777 == 0o600
 

@@ -113,9 +113,9 @@ def test_operator_memory_shows_categories_status_expiry_and_history(qtbot, gover
     _browser, tab = open_tab(qtbot, governed, "Operator memory")
     qtbot.waitUntil(lambda: tab.model.rowCount() == 3 and len(tab.model.records()) == 7)
     assert _opm_rows(tab.model) == {
-        "Standing initiatives — 1 of 1": ["Finish the tax return this month"],
-        "Preferences — 1 of 12": ["Answer in British English, metric units"],
-        "Pinned contexts — 1 of 8": ["Working on the 2019 migration"],
+        "Standing initiatives — 1 note (at most 1)": ["Finish the tax return this month"],
+        "Preferences — 1 note (at most 12)": ["Answer in British English, metric units"],
+        "Pinned contexts — 1 note (at most 8)": ["Working on the 2019 migration"],
     }
     by_text = {item.text: item for item in tab.model.records()}
     pref = by_text["Answer in British English, metric units"]
@@ -126,7 +126,7 @@ def test_operator_memory_shows_categories_status_expiry_and_history(qtbot, gover
     old = by_text["Working on the 2019 migration"]
     expired_on = format_date(datetime(2020, 3, 31, tzinfo=UTC).isoformat())  # a local date, in words
     assert (old.status, old.expires) == ("expired", f"expired {expired_on}") and "2020-" not in old.expires
-    assert by_text["Pinned contexts — 1 of 8"].expires == "after 90 days"
+    assert by_text["Pinned contexts — 1 note (at most 8)"].expires == "after 90 days"
     assert ids["old"] == old.memory_id
     ModelTester(None).check(tab.model)
 
@@ -154,7 +154,7 @@ def test_reauthorize_correct_and_forget_an_operator_memory(qtbot, governed):
     tab.select(ids["old"])
     tab.erase_button.click()
     tab.confirm_box.button(QMessageBox.StandardButton.Yes).click()
-    qtbot.waitUntil(lambda: "Pinned contexts — 0 of 8" in _opm_rows(tab.model))
+    qtbot.waitUntil(lambda: "Pinned contexts — 0 notes (at most 8)" in _opm_rows(tab.model))
     assert [m.memory.id for m in governed.opm.list_memories()] == [ids["initiative"], ids["pref"]]
 
 
@@ -231,10 +231,11 @@ def test_approvals_say_why_in_the_past_tense_once_decided(qtbot, governed):
     qtbot.waitUntil(lambda: tab.model.rowCount() == 2)
     assert tab.model.headerData(2, Qt.Orientation.Horizontal) == "Why it asked"
     waiting, decided = (row[2] for row in table(tab.model))
-    assert "waits for you" in waiting and waiting.endswith("decide before you quit Vodou.")
+    assert "waits for you" in waiting and waiting.endswith("It is not saved: it ends when you quit Vodou, so decide "
+                                                           "before then.")
     assert decided == ("A web page was part of this message, so it waited for your decision (the page could have "
                        "asked for it).")
-    assert "waits" not in decided and "decide before you quit" not in decided and "kept in memory" not in decided
+    assert "waits" not in decided and "decide before" not in decided and "not saved" not in decided
 
 
 # -- the tree model ---------------------------------------------------------------------------

@@ -207,7 +207,7 @@ def test_an_in_memory_approval_shows_in_the_approvals_tab_and_says_it_is_not_sav
     parked = desktop.bridge_services.gate.submit("remember", {"text": "From a page"}, Turn(None, has_page_content=True))
     assert parked["approval"]["volatile"] is True
     qtbot.waitUntil(lambda: tab.summary.text() == "1 waiting for you", timeout=3000)  # no vault change needed
-    assert "memory only" in tab.model.row_record(0)["reason"]
+    assert "It is not saved: it ends when you quit Vodou" in tab.model.row_record(0)["reason"]
 
 
 def test_a_second_launch_raises_the_browser(qtbot, desktop):
@@ -257,10 +257,10 @@ def test_a_pairing_code_from_the_bridge_is_shown_and_pairing_completes(qtbot, de
     status, answer = post_json(f"{base}/api/pair/complete", {"code": shown()[0].code.text(), "browser": "Chromium"},
                                origin)
     assert status == 200 and answer["extensionId"] == EXT
-    said = f"Paired with Chromium (extension {EXT[:6]}…)."
+    said = "Paired with Chromium."
     qtbot.waitUntil(lambda: ("info", said) in desktop.services.messages.history, timeout=3000)
     assert desktop.bridge.tokens.is_paired(EXT)
     dialog = shown()[0]  # says what happened and what to do next; the used code is gone
-    assert dialog.how.text().startswith(f"<b>Paired with Chromium (extension {EXT[:6]}…).</b>")
+    assert dialog.how.text().startswith("<b>Paired with Chromium.</b>")
     assert code not in dialog.code.text() and "Open any web page" in dialog.how.text()
     assert desktop.bridge.tokens.pairings()[0].browser == "Chromium"

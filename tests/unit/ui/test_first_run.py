@@ -1,6 +1,7 @@
-"""The first launch of the composed app (issue 24): one plain question at a time, none of them modal,
-and none in our own words ("capture tier", "first_party", "bridge"): each question a person can leave
-waiting while the tray and the memory browser stay usable."""
+"""The first launch of the composed app (issues 24 and 35): one welcome window, not modal, in a
+person's words (no "capture tier", "first_party", "bridge"), that fits this computer: where the key
+really goes, the AI tools found here and only those, each with a button to connect it; once seen,
+nothing opens at start."""
 
 from __future__ import annotations
 
@@ -8,10 +9,15 @@ import re
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractButton, QApplication, QDialog, QLabel, QMessageBox
+from PySide6.QtWidgets import QAbstractButton, QApplication, QDialog, QDialogButtonBox, QLabel, QMessageBox
 
 from tests.unit.data.conftest import no_real_keyring  # noqa: F401  (autouse: the key file, never a real keyring)
 from tests.unit.ui.test_desktop import desktop  # noqa: F401  (the composed-app fixture)
+from vodou_desktop import config
+from vodou_desktop.ingest.capture_watchers import CLAUDE_KEY
+from vodou_desktop.mcp import install
+from vodou_desktop.ui.encryption_flow import OFFERED_KEY
+from vodou_desktop.ui.welcome import SHOWN_KEY
 
 # Words of the code, not of the person: the tier names, the bridge, the storage engine, our jargon.
 JARGON = ("tier", "capture tier", "first_party", "first party", "bridge", "sqlite", "mcp", "embedding", "op id",
@@ -51,23 +57,94 @@ def decline(dialog: QDialog) -> None:
     button.click()
 
 
-def test_first_launch_asks_one_plain_question_at_a_time_never_modal(qtbot, earlier, desktop):  # noqa: F811
-    asked: list[str] = []
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    """A home folder where Cursor and Claude Code are installed (their folders) and no other AI tool."""
+    folder = tmp_path / "home"
+    (folder / ".cursor").mkdir(parents=True)
+    (folder / ".claude").mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    monkeypatch.setenv("PATH", str(tmp_path / "no-commands"))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    return folder
+
+
+def without_paths(text: str) -> str:
+    """A path names the person's own files (``default.vodou.sqlite``): no jargon of ours."""
+    return re.sub(r"(?:/[\w.+-]+)+/?", "PATH", text)
+
+
+def test_first_launch_opens_one_welcome_window_never_modal(qtbot, earlier, home, desktop):  # noqa: F811
     qtbot.waitUntil(lambda: len(open_dialogs(earlier)) > 0)
-    for _ in range(4):  # a bounded walk through every first-run question
-        dialogs = open_dialogs(earlier)
-        assert len(dialogs) <= 1, [d.windowTitle() for d in dialogs]  # never two questions stacked
-        if not dialogs:
-            break
-        question = dialogs[0]
-        assert question.windowModality() == Qt.WindowModality.NonModal and not question.isModal()
-        assert jargon_in(shown_text(question)) == [], shown_text(question)
-        asked.append(question.windowTitle())
-        decline(question)
-        qtbot.waitUntil(lambda q=question: not q.isVisible())
-        qtbot.waitUntil(lambda: desktop.services.ops.pending == 0)
-    assert asked == ["Capture Claude Code sessions?", "Encrypt your vault?"]
-    assert open_dialogs(earlier) == []
+    qtbot.waitUntil(lambda: desktop.welcome is not None and desktop.welcome.facts is not None, timeout=5000)
+    dialogs = open_dialogs(earlier)
+    assert dialogs == [desktop.welcome]  # one window, no question box beside it
+    welcome = desktop.welcome
+    assert welcome.windowModality() == Qt.WindowModality.NonModal and not welcome.isModal()
+    said = shown_text(welcome)
+    assert jargon_in(without_paths(said)) == [], said
+    assert str(desktop.runtime.vault.path) in said
+    assert "a file in" in welcome.encryption.text() and "no keyring" in welcome.encryption.text()  # as it is here
+    assert "Ctrl+Shift+Space" in said or "vodou quick" in said
+    assert sorted(welcome.connect_buttons) == ["claude-code", "cursor"]  # only the AI tools found here
+    assert welcome.capture_claude.isVisible() and not welcome.capture_claude.isChecked()
+    welcome.buttons.button(QDialogButtonBox.StandardButton.Close).click()
+    qtbot.waitUntil(lambda: not welcome.isVisible())
+    qtbot.waitUntil(lambda: desktop.runtime.settings.extra.get(SHOWN_KEY) is True, timeout=5000)
+    saved = config.load()
+    assert saved.extra[SHOWN_KEY] and saved.extra[OFFERED_KEY] and saved.extra[CLAUDE_KEY] is False
+    assert open_dialogs(earlier) == []  # the questions it replaced are answered: none follows
+
+
+def test_the_welcome_connects_an_ai_tool_found_here(qtbot, earlier, home, desktop):  # noqa: F811
+    qtbot.waitUntil(lambda: desktop.welcome is not None and "cursor" in desktop.welcome.connect_buttons,
+                    timeout=5000)
+    welcome = desktop.welcome
+    welcome.connect_buttons["cursor"].click()
+    qtbot.waitUntil(lambda: not welcome.connect_buttons["cursor"].isEnabled()
+                    and welcome.connect_buttons["cursor"].text() == "Connected", timeout=5000)
+    assert install.is_installed("cursor", home / ".cursor" / "mcp.json")
+    welcome.capture_claude.setChecked(True)
+    welcome.close()
+    qtbot.waitUntil(lambda: desktop.runtime.settings.extra.get(CLAUDE_KEY) is True, timeout=5000)
+
+
+def test_no_ai_tool_found_says_so_and_offers_none(qtbot, earlier, tmp_path, monkeypatch, desktop):  # noqa: F811
+    monkeypatch.setenv("HOME", str(tmp_path / "empty-home"))
+    monkeypatch.setenv("PATH", str(tmp_path / "no-commands"))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    welcome = desktop.show_welcome()
+    welcome.refresh()
+    qtbot.waitUntil(lambda: "was found on this computer" in welcome.tools_intro.text(), timeout=5000)
+    assert welcome.connect_buttons == {} and not welcome.capture_claude.isVisible()
+
+
+def test_after_the_welcome_was_seen_nothing_opens_at_start(qtbot, earlier, qapp, keyword_search):
+    import asyncio
+
+    import qasync
+
+    from vodou_desktop.app import Desktop
+    from vodou_desktop.runtime import Runtime
+
+    settings = config.Settings(extra={SHOWN_KEY: True, OFFERED_KEY: True, CLAUDE_KEY: False})
+    loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(loop)
+    runtime = Runtime(settings, keyword_search.vault, keyword_search.embedder, keyword_search.index, keyword_search)
+    app = Desktop(runtime, bridge_port=0)
+    app.start()
+    try:
+        qtbot.wait(300)
+        assert app.welcome is None and open_dialogs(earlier) == []
+    finally:
+        done = asyncio.ensure_future(app.shutdown())
+        qtbot.waitUntil(done.done, timeout=5000)
+        app.services.close()
+        app.bridge_services.close()
+        app.hub_signals.close()
+        asyncio.set_event_loop(None)
+        loop.close()
 
 
 def test_the_jargon_check_finds_the_words_it_looks_for():

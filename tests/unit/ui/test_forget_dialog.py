@@ -108,3 +108,27 @@ def test_a_bad_host_is_explained(qtbot, vault, services, clock):
     qtbot.mouseClick(dialog.check_button, Qt.MouseButton.LeftButton)
     assert "not a web page URL" in dialog.summary.text()
     assert dialog.step == "plan"
+
+
+def test_the_countdown_never_outlasts_the_services_window(qtbot, vault, services, site, clock):
+    """The service's 8 seconds start when it answers the dry run; a dialog that counted from the
+    answer's arrival offered "(1 s)" for a confirm the service already refused (issue 35)."""
+    forgetting = Forgetting(vault, clock)
+    planned = forgetting.plan
+
+    def slow_plan(host):  # type: ignore[no-untyped-def]
+        answer = planned(host)  # the service's window opens here
+        clock.now += 1.5  # and the answer reaches the dialog 1.5 s later (a busy vault, a loaded machine)
+        return answer
+
+    forgetting.plan = slow_plan  # type: ignore[method-assign]
+    dialog = ForgetSiteDialog(forgetting, services.ops, "w3schools.com", clock=clock)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dry_run(qtbot, dialog)
+    clock.now += 7.0  # 8.5 s after the service's window opened: it refuses a confirm now
+    qtbot.wait(150)
+    assert not (dialog.confirm_button.isVisible() and dialog.confirm_button.isEnabled()), \
+        dialog.confirm_button.text()
+    assert "ran out" in dialog.summary.text()
+    assert visible(vault) == 3

@@ -39,7 +39,7 @@ def test_filters_change_the_results(qtbot, services, seeded):
     qtbot.waitUntil(lambda: len(shown_texts(browser)) == 5)
     tab.filters.tier.setCurrentText("imported")
     qtbot.waitUntil(lambda: shown_texts(browser) == ["The quarterly report is due on the fifth"])
-    tab.filters.tier.setCurrentText("Any tier")
+    tab.filters.tier.setCurrentText("Any trust")
     tab.filters.host.setText("rust-lang.org")
     qtbot.waitUntil(lambda: shown_texts(browser) == ["Rust borrow checker notes: lifetimes elide in simple cases"])
     tab.filters.host.clear()

@@ -25,6 +25,7 @@ from vodou_desktop.ui.screenshots import (
     SCALE_SHOTS,
     SCALE_SIZES,
     SCREEN,
+    SCREENS,
     SHOTS,
     icon_cell,
 )
@@ -199,3 +200,25 @@ def test_the_sync_page_is_in_the_gallery_with_its_contents(checks, gallery):
     assert shot["labels"] >= 3  # heading, summary, "Devices seen:" (the contents, read by an op)
     assert [d.split(" — ")[0] for d in shot["devices"]] == ["desktop"]
     assert not any(re.search(r"\d{4}-\d\d-\d\dT", d) for d in shot["devices"])  # a time in words, not ISO
+
+
+# -- quick access and the welcome window (issue 35): whole, readable, and inside every screen size --
+
+@pytest.mark.parametrize("name", ["quick-search.png", "quick-add.png", "welcome.png"])
+def test_quick_access_and_the_welcome_are_in_the_gallery_whole_and_readable(checks, gallery, name):
+    shot = checks[name]
+    assert shot["inside"] and shot["overlaps"] == [] and shot["cut_labels"] == [] and shot["cut_cells"] == []
+    assert shot["help_labels"] >= 1 and shot["lowest_help_contrast"] >= 4.5
+    assert not QImage(str(gallery / name)).isNull()
+    assert checks["quick-search.png"]["results"] >= 3 and checks["quick-add.png"]["project"] == "birds"
+    assert checks["welcome.png"]["tools"] == ["claude-code", "cursor"]  # found in the gallery's home, only those
+
+
+@pytest.mark.parametrize("palette", ["light", "dark"])
+@pytest.mark.parametrize("size", SCREENS)
+@pytest.mark.parametrize("window", ["welcome", "quick"])
+def test_the_small_windows_fit_every_screen_size_and_stay_readable(checks, window, size, palette):
+    shot = checks[f"{window}-{size[0]}x{size[1]}-{palette}"]
+    assert shot["on_screen"], shot  # opened inside the screen's available area
+    assert shot["overlaps"] == [] and shot["cut_labels"] == [], shot
+    assert shot["lowest_help_contrast"] is None or shot["lowest_help_contrast"] >= 4.5, shot

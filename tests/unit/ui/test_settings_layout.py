@@ -87,7 +87,7 @@ def test_no_label_overlaps_another_on_any_page(qtbot, services, vault, tmp_path,
     dialog.problem.setText("Not saved: bridge port must be a number between 1024 and 65535, not 'abc'")
     dialog.resize(dialog.minimumWidth() if width == "minimum" else width, dialog.minimumHeight())
     names = [dialog.sections.item(i).text() for i in range(dialog.sections.count())]
-    assert names == ["General", "Search", "Browsers", "Backups and encryption", "Capture", "Sync"]
+    assert names == ["General", "Quick access", "Search", "Browsers", "Backups and encryption", "Capture", "Sync"]
     for row in range(dialog.sections.count()):
         dialog.sections.setCurrentRow(row)
         qtbot.wait(20)

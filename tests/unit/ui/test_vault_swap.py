@@ -217,12 +217,14 @@ def test_encrypt_is_refused_while_another_program_holds_the_vault(qtbot, desktop
 
 def test_first_run_offers_encryption_once_and_encrypts_nothing_before_yes(qtbot, desktop):  # noqa: F811
     flow = desktop.encryption
-    question = desktop.capture.question  # one question at a time: capture first, then encryption
-    assert question is not None and question.isVisible() and flow.offer_box is None
-    question.button(QMessageBox.StandardButton.No).click()
-    qtbot.waitUntil(lambda: flow.offer_box is not None and flow.offer_box.isVisible())
-    not_now = next(b for b in flow.offer_box.buttons() if b.text() == "Not now")
-    not_now.click()
+    qtbot.waitUntil(lambda: desktop.welcome is not None and desktop.welcome.facts is not None, timeout=5000)
+    assert desktop.capture.question is None and flow.offer_box is None  # the welcome asks; no question box
+    desktop.welcome.encrypt_button.click()  # Encrypt…: the recovery key comes first, saying where the key goes
+    qtbot.waitUntil(lambda: flow.key_dialog is not None and flow.key_dialog.isVisible())
+    assert "Vodou keeps the key itself in a file in" in flow.key_dialog.explain.text()  # no keyring here
+    assert "keyring" not in flow.key_dialog.explain.text().replace("no keyring", "")
+    flow.key_dialog.reject()
+    desktop.welcome.close()
     qtbot.waitUntil(lambda: config.load().extra.get(OFFERED_KEY) is True and desktop.services.ops.pending == 0)
     assert enabled(config.load())["claude_code"] is False  # both first-run answers kept: neither lost the other
     assert not flow.offer_at_first_run()  # asked once

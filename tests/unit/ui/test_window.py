@@ -41,7 +41,7 @@ def test_menu_bar_has_file_edit_view_help(qtbot, services, seeded):
                                              "Pair browser extension…", "Settings…", "Quit Vodou"]
     assert titles(browser.menus["edit"]) == ["Correct…", "Pin", "Move to project…", "Forget", "Undo forget",
                                              "Erase…", "Link to page…"]
-    assert titles(browser.menus["help"]) == ["Keyboard shortcuts", "About Vodou"]
+    assert titles(browser.menus["help"]) == ["Welcome and setup…", "Keyboard shortcuts", "About Vodou"]
     for name in ("backup", "restore", "export"):
         assert not browser.actions[name].isEnabled() and browser.actions[name].toolTip() == NOT_YET
     backfill = browser.actions["backfill"]  # keyword search only here: nothing to embed with

@@ -76,7 +76,7 @@ def _outcome(approval: Approval) -> str:
 
 def reason_words(approval: Approval) -> str:
     """Why the action asked first: as the gate said it while it waits; in the past tense once decided
-    (no "decide before you quit" on an action already approved or denied)."""
+    (no "decide before then" on an action already approved or denied)."""
     reason = str(approval.get("reason") or "")
     if approval.get("status") == "pending":
         return reason
@@ -170,5 +170,5 @@ class ApprovalsTab(QWidget):
         gate, approval_id = self._gate, int(approval["id"])
         self.approve_button.setEnabled(False)
         self.deny_button.setEnabled(False)
-        # Approvals kept in memory only (tainted turns) change no vault table: refresh here.
+        # Approvals that are not saved (tainted turns) change no vault table: refresh here.
         self._services.ops.run(lambda: gate.resolve(approval_id, decision), lambda _r: self.refresh(), owner=self)

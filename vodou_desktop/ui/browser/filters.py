@@ -1,8 +1,8 @@
-"""The memory browser's filter bar: project, tier, host, kind, writing tool, show forgotten → one FactFilter.
+"""The memory browser's filter bar: project, trust, site, kind, writing tool, show forgotten → one FactFilter.
 
 Projects are the vault's own, each with how many memories it holds (``set_projects``, read by an op);
-tiers and kinds are in words, and the kinds are those a person can add (``words.FACT_KINDS``, the
-list Add memory and the CLI use)."""
+trust (the source's tier) and kinds are in words, and the kinds are every kind the list can show
+(``words.LIST_KINDS``: what a person adds, and the selections and links that pages add)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from vodou_desktop.pages import normalize_host
 from vodou_desktop.ui.style import problem_label
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault.sources import TIERS
-from vodou_desktop.words import FACT_KINDS, TIER_WORDS, kind_words
+from vodou_desktop.words import LIST_KINDS, TIER_WORDS, kind_words
 
 ALL_PROJECTS_LABEL = "All projects"
 GLOBAL_ONLY_LABEL = "Global only"
-ANY_TIER = "Any tier"
+ANY_TIER = "Any trust"
 ANY_KIND = "Any kind"
 GLOBAL = object()  # the "Global only" choice (None is "no choice" in a combo's data)
 
@@ -38,7 +38,7 @@ class FilterBar(QWidget):
             self.tier.addItem(TIER_WORDS.get(tier, tier), tier)
         self.kind = QComboBox()
         self.kind.addItem(ANY_KIND, None)
-        for kind in FACT_KINDS:
+        for kind in LIST_KINDS:
             self.kind.addItem(kind_words(kind), kind)
         self.host = QLineEdit(placeholderText="site, e.g. example.com", clearButtonEnabled=True)
         self.tool = QLineEdit(placeholderText="writing tool, e.g. claude-code", clearButtonEnabled=True,
@@ -47,7 +47,7 @@ class FilterBar(QWidget):
         self.problem = problem_label(wrap=False)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        for label, widget in (("&Project", self.project), ("T&ier", self.tier), ("&Kind", self.kind),
+        for label, widget in (("&Project", self.project), ("T&rust", self.tier), ("&Kind", self.kind),
                               ("Si&te", self.host), ("Too&l", self.tool)):
             buddy = QLabel(label)
             buddy.setBuddy(widget)
@@ -98,7 +98,7 @@ class FilterBar(QWidget):
         elif isinstance(project, str):
             said.append(f"project {project}")
         if self.tier.currentData():
-            said.append(f"source {self.tier.currentText()}")
+            said.append(f"trust: {self.tier.currentText()}")
         if self.kind.currentData():
             said.append(f"kind {self.kind.currentText()}")
         if self.host.text().strip():

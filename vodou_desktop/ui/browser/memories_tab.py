@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QEvent, QItemSelection, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
@@ -43,6 +44,7 @@ EMPTY_VAULT = ("<b>Your memory is empty.</b> Add a memory with <i>File ▸ Add m
 # META_SHARE of the list up to SOURCE_CHARS (a longer site is cut in the middle; the tooltip and the
 # details say it whole). The memory's own text gets the rest: at least 1 - META_SHARE of the list.
 PROJECT_CHARS, SOURCE_CHARS = 14, 24
+NARROW_WIDTH = 960  # below this the details go under the list (the default window is 1100 wide)
 META_SHARE = 0.55
 KIND_TEXTS = tuple({kind_words(k) for k in LIST_KINDS})  # what a person adds and pages add
 
@@ -133,25 +135,51 @@ class MemoriesTab(QWidget):
         right_layout.addLayout(self.actions_row)
         second_row = QHBoxLayout()  # two rows, so the buttons never squeeze the results' text column
         right_layout.addLayout(second_row)
-        for i, name in enumerate(ACTION_NAMES):
+        self._button_rows = (self.actions_row, second_row)
+        self.action_buttons: list[QToolButton] = []
+        for name in ACTION_NAMES:
             button = QToolButton(toolButtonStyle=Qt.ToolButtonStyle.ToolButtonTextOnly)
             button.setDefaultAction(self.fact_actions[name])
-            (self.actions_row if i < (len(ACTION_NAMES) + 1) // 2 else second_row).addWidget(button)
-        self.actions_row.addStretch(1)
-        second_row.addStretch(1)
+            self.action_buttons.append(button)
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         self.view.addActions([self.fact_actions[name] for name in ACTION_NAMES])
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.view)
-        split.addWidget(right)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setSizes([730, 370])
+        for name in ACTION_NAMES:  # their keys work here, so the list's context menu says them
+            self.fact_actions[name].setShortcutVisibleInContextMenu(True)
+        self.split = QSplitter(Qt.Orientation.Horizontal)
+        self.split.setChildrenCollapsible(False)
+        self.split.addWidget(self.view)
+        self.split.addWidget(right)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
+        self._lay_out_for_width(self.width(), force=True)
         layout = QVBoxLayout(self)
         layout.addWidget(self.search_box)
         layout.addWidget(self.filters)
         layout.addWidget(self.empty)
-        layout.addWidget(split, 1)
+        layout.addWidget(self.split, 1)
+
+    def _lay_out_for_width(self, width: int, force: bool = False) -> None:
+        """Wide: the details beside the list, their buttons in two rows. Narrow (a small laptop window,
+        ``NARROW_WIDTH``): the details under the list, their buttons in one row, so the memory's
+        words keep the whole width instead of a third of it."""
+        narrow = width < NARROW_WIDTH
+        wanted = Qt.Orientation.Vertical if narrow else Qt.Orientation.Horizontal
+        if not force and self.split.orientation() == wanted:
+            return
+        for row in self._button_rows:
+            while row.count():
+                row.takeAt(0)
+        half = len(self.action_buttons) if narrow else (len(self.action_buttons) + 1) // 2
+        for i, button in enumerate(self.action_buttons):
+            self._button_rows[0 if i < half else 1].addWidget(button)
+        for row in self._button_rows:
+            row.addStretch(1)
+        self.split.setOrientation(wanted)
+        self.split.setSizes([600, 400] if narrow else [730, 370])
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        self._lay_out_for_width(event.size().width())
+        super().resizeEvent(event)
 
     def _size_columns(self) -> None:
         """The memory's text gets the room; each metadata column is as wide as its words need (see

@@ -13,7 +13,7 @@ from vodou_desktop.ui.actions import ActionRegistry
 
 FILE = ("add_memory", "import", "-", "backup", "restore", "export", "-", "pair", "settings", "-", "quit")
 TOOLS = ("forget_site", "backfill", "dedupe")
-HELP = ("shortcuts", "about")
+HELP = ("welcome", "shortcuts", "about")
 FIXED_KEYS = [("Enter (in the search box)", "Go to the results"), ("Up / Down", "Move through the results"),
               ("Ctrl+Enter", "Save in a text dialog"),
               ("Ctrl+Tab", "Next tab"), ("Shift+F10 or the Menu key", "The selected memory's actions"),

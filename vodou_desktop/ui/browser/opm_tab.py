@@ -1,9 +1,9 @@
 """The Operator memory tab: the few standing notes kept for the assistant, by category.
 
 Each category shows how full it is against its ceiling and how long its notes last; each note
-shows whether it is active or expired (expired notes are never recalled until reauthorized), its
+shows whether it is active or expired (expired notes are never recalled until renewed), its
 expiry, revision and source; superseded revisions are listed under it as "never recalled".
-Reauthorize, correct and erase go through ``governance.opm.OperatorMemory``.
+Renew (``reauthorize``), correct and erase go through ``governance.opm.OperatorMemory``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from vodou_desktop.ui.services import Services
 from vodou_desktop.ui.style import help_label
 from vodou_desktop.ui.table_model import Column, RecordTreeModel, TreeRow
 from vodou_desktop.vault.clock import parse_iso
+from vodou_desktop.words import plural
 
 NEVER_RECALLED = "superseded — never recalled"
 
@@ -62,7 +63,7 @@ def _memory_item(owned: OwnedMemory, now: datetime) -> TreeRow[OpmItem]:
     source = row.source_ref if row.source_ref == row.original_source_ref else \
         f"{row.source_ref} (first from {row.original_source_ref})"
     tip = f"{row.content}\n\nid {row.id} · created {format_age(row.created_at)}" + (
-        f" · reauthorized {format_age(row.reauthorized_at)}" if row.reauthorized_at else "") + (
+        f" · renewed {format_age(row.reauthorized_at)}" if row.reauthorized_at else "") + (
         f" · last recalled {format_age(row.last_used_at)}" if row.last_used_at else " · not recalled yet")
     past = [TreeRow(OpmItem("revision", h.content, NEVER_RECALLED, "", f"r{h.revision} → r{h.successor_revision}",
                             h.source_ref, row.id, f"{h.content}\n\nreplaced {format_age(h.superseded_at)}"))
@@ -74,8 +75,10 @@ def _memory_item(owned: OwnedMemory, now: datetime) -> TreeRow[OpmItem]:
 
 def _category_item(cat: Category, held: int, expiry_days: int) -> OpmItem:
     name = cat.plural.capitalize()
-    return OpmItem("category", f"{name} — {held} of {cat.ceiling}", expires=f"after {expiry_days} days",
-                   tooltip=f"At most {cat.ceiling} {cat.plural}; recall order salience {cat.salience}")
+    return OpmItem("category", f"{name} — {plural(held, 'note')} (at most {cat.ceiling})",
+                   expires=f"after {expiry_days} days",
+                   tooltip=f"At most {cat.ceiling} {cat.plural} are kept; the categories higher in this list "
+                           "are recalled first")
 
 
 def opm_tree(memories: list[OwnedMemory], expiry: dict[str, Any], now: datetime) -> list[TreeRow[OpmItem]]:
@@ -100,14 +103,14 @@ class OperatorMemoryTab(QWidget):
         self.view.setColumnWidth(1, 190)
         self.view.setColumnWidth(2, 170)
         self.view.setColumnWidth(3, 80)
-        self.reauthorize_button = QPushButton("Reauthorize")
-        self.reauthorize_button.setToolTip("Confirm this note as it is: its expiry starts again")
+        self.reauthorize_button = QPushButton("Renew")
+        self.reauthorize_button.setToolTip("Keep this note as it is: its time before it expires starts again")
         self.correct_button = QPushButton("Correct…")
         # Erase, not Forget: this deletes for good (Forget hides and can be undone, everywhere in the app)
         self.erase_button = QPushButton("Erase…", toolTip="Delete this note and its history for good (asks first)")
         self.prompt: TextPrompt | None = None
         self.confirm_box: QMessageBox | None = None
-        note = help_label("Expired notes are kept but never recalled until you reauthorize them.")
+        note = help_label("Expired notes are kept but never recalled until you renew them.")
         buttons = QHBoxLayout()
         buttons.addWidget(note, 1)
         for button in (self.reauthorize_button, self.correct_button, self.erase_button):

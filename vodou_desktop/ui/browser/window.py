@@ -23,6 +23,7 @@ from vodou_desktop.ui.browser.results_model import ORDER_WORDS, ResultsModel
 from vodou_desktop.ui.browser.sites_tab import SitesTab
 from vodou_desktop.ui.import_work import Importer
 from vodou_desktop.ui.long_work import LongJob, WorkIndicator, duplicates_job
+from vodou_desktop.ui.screen_fit import fit_on_screen
 from vodou_desktop.ui.services import Services
 from vodou_desktop.vault import Change
 from vodou_desktop.words import plural
@@ -108,13 +109,15 @@ class MemoryBrowser(QMainWindow):
         self.refresh()
 
     # -- menus and commands -----------------------------------------------------------------
-    def _view_actions(self) -> list[QAction]:
-        found = []
-        for i in range(self.tabs.count()):
-            action = QAction(f"{self.tabs.tabText(i).replace('&', '')} tab", self)
+    def _tab_action(self, i: int) -> QAction:
+        action = QAction(f"{self.tabs.tabText(i).replace('&', '')} tab", self)
+        if i < 9:
             action.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
-            action.triggered.connect(lambda _c=False, n=i: self.tabs.setCurrentIndex(n))
-            found.append(action)
+        action.triggered.connect(lambda _c=False, n=i: self.tabs.setCurrentIndex(n))
+        return action
+
+    def _view_actions(self) -> list[QAction]:
+        found = [self._tab_action(i) for i in range(self.tabs.count())]
         search = QAction("Search", self, shortcut=QKeySequence(QKeySequence.StandardKey.Find))
         search.triggered.connect(self.focus_search)
         refresh = QAction("Refresh", self, shortcut=QKeySequence(QKeySequence.StandardKey.Refresh))
@@ -212,9 +215,12 @@ class MemoryBrowser(QMainWindow):
         return QSettings(str(paths.config_dir() / "window.ini"), QSettings.Format.IniFormat)
 
     def _restore_geometry(self) -> None:
+        """The size and place it had, or the default size; either way inside this screen (a size
+        remembered on a larger monitor, or 1100×700 on a 1024×600 netbook, is shrunk to fit)."""
         saved = self._window_settings().value("browser/geometry")
         if saved is not None:
             self.restoreGeometry(saved)
+        fit_on_screen(self)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
         self._window_settings().setValue("browser/geometry", self.saveGeometry())
@@ -224,6 +230,7 @@ class MemoryBrowser(QMainWindow):
         """A further tab, refreshed with the others on every relevant vault change."""
         self.extra_tabs[name] = widget
         self.tabs.addTab(widget, name)
+        self.menus["view"].addAction(self._tab_action(self.tabs.count() - 1))  # View ▸ NAME tab, Ctrl+N
         refresh = getattr(widget, "refresh", None)
         if refresh:
             refresh()
@@ -241,6 +248,7 @@ class MemoryBrowser(QMainWindow):
 
     def raise_window(self) -> None:
         self.show()
+        fit_on_screen(self)  # the real frame is known now (and the screen may have changed)
         self.setWindowState(self.windowState() & ~Qt.WindowState.WindowMinimized)
         self.raise_()
         self.activateWindow()
