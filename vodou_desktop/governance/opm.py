@@ -24,7 +24,6 @@ The policy is small on purpose, so it can be read in one sitting:
 from __future__ import annotations
 
 import secrets
-import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -36,7 +35,7 @@ from vodou_desktop.errors import Conflict, InvalidInput, NotFound
 from vodou_desktop.vault import Vault
 from vodou_desktop.vault import opm_store as store
 from vodou_desktop.vault.clock import to_iso
-from vodou_desktop.vault.opm_store import HistoryRow, MemoryRow
+from vodou_desktop.vault.opm_store import HistoryRow, MemoryRow, canonical_key
 from vodou_desktop.vault.writer import Change
 
 Clock = Callable[[], datetime]
@@ -81,13 +80,6 @@ def category_of(name: str) -> Category:
     if key not in _ALIASES:
         raise InvalidInput(f"unknown operator-memory category {name!r}; use preference, initiative or pinned_context")
     return CATEGORIES[_ALIASES[key]]
-
-
-def canonical_key(content: str) -> str:
-    """Content as dedupe sees it: NFKC, case-folded, punctuation dropped, whitespace collapsed."""
-    folded = unicodedata.normalize("NFKC", content).casefold()
-    kept = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in folded)
-    return " ".join(kept.split())
 
 
 def clean_content(content: object) -> str:
