@@ -119,6 +119,7 @@ class Outcome:
 
     action: str
     memory: MemoryRow
+    secrets_removed: tuple[str, ...] = ()  # kinds removed before saving (vault/secret_filter.py)
 
 
 @dataclass(frozen=True)
@@ -179,7 +180,7 @@ class OperatorMemory:
                 expires_at=expires, last_used_at=None, created_at=now, updated_at=now,
             )
             store.insert_row(conn, change, row)
-            return Outcome("added", row)
+            return Outcome("added", _require(conn, row.id), tuple(change.secrets_removed))
 
         return self.vault.write(job)  # type: ignore[no-any-return]
 
@@ -200,7 +201,7 @@ class OperatorMemory:
                 raise _duplicate(CATEGORIES[old.category], same)
             store.archive_and_revise(conn, change, old, content=text, canonical_key=key, source_ref=ref,
                                      now=now, expires_at=expires)
-            return Outcome("corrected", _require(conn, old.id))
+            return Outcome("corrected", _require(conn, old.id), tuple(change.secrets_removed))
 
         return self.vault.write(job)  # type: ignore[no-any-return]
 

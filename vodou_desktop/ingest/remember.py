@@ -16,7 +16,7 @@ from vodou_desktop.ingest.fences import strip_context
 from vodou_desktop.vault import Change, Vault
 from vodou_desktop.vault.facts import insert_document, insert_fact, split_document
 from vodou_desktop.vault.revisions import correct_fact, move_fact, set_pinned
-from vodou_desktop.vault.secret_filter import removed_note
+from vodou_desktop.vault.secret_filter import removed_note, scrub
 from vodou_desktop.vault.sources import stamp_source
 
 
@@ -71,12 +71,15 @@ def remember(vault: Vault, text: str, origin: Origin, *, kind: str = "fact", pro
 
 
 def save_document(vault: Vault, text: str, origin: Origin, *, project: str | None = None) -> Saved:
-    """Store a Library document (chunked) with its source; returns the document id."""
-    chunks = split_document(strip_context(text))
+    """Store a Library document (chunked) with its source; returns the document id. The text is
+    scrubbed whole before it is cut into chunks (a cut inside a key would hide it from the filter)."""
+    text = strip_context(text)
+    split_document(text)  # refuses an empty or oversized text before anything is written
 
     def job(conn, change):  # type: ignore[no-untyped-def]
         source_id = stamp_source(conn, change, kind=origin.kind, tier=origin.tier, url=origin.url,
                                  title=origin.title, tool=origin.tool, batch_id=origin.batch_id)
+        chunks = split_document(scrub(conn, change, text, origin.kind))
         return insert_document(conn, change, source_id=source_id, title=origin.title, chunks=chunks,
                                project=project)
 

@@ -34,6 +34,7 @@ from typing import Any
 
 import apsw
 
+from vodou_desktop.errors import InvalidInput
 from vodou_desktop.vault.writer import Change
 
 MARK = "[secret removed: {kind}]"
@@ -263,6 +264,27 @@ def filter_on(conn: apsw.Connection, source: str) -> bool:
     """Whether secrets are removed from what ``source`` (a source kind) writes: on unless set off."""
     row = conn.execute("SELECT value FROM settings WHERE key = ?", (SETTING_PREFIX + source,)).fetchone()
     return row is None or row[0] != OFF
+
+
+def set_filter(conn: apsw.Connection, change: Change, source: str, on: bool) -> None:
+    """Turn the filter on (the default: no setting kept) or off for one source kind."""
+    from vodou_desktop.vault.sources import KINDS
+
+    if source not in KINDS:
+        raise InvalidInput(f"unknown source {source[:40]!r}; the sources are {', '.join(sorted(KINDS))}")
+    if on:
+        conn.execute("DELETE FROM settings WHERE key = ?", (SETTING_PREFIX + source,))
+    else:
+        conn.execute("INSERT INTO settings(key, value) VALUES (?, ?)"
+                     " ON CONFLICT(key) DO UPDATE SET value = excluded.value", (SETTING_PREFIX + source, OFF))
+    change.touch("settings")
+
+
+def filter_states(conn: apsw.Connection) -> dict[str, bool]:
+    """Every source kind and whether secrets are removed from what it writes."""
+    from vodou_desktop.vault.sources import KINDS
+
+    return {kind: filter_on(conn, kind) for kind in sorted(KINDS)}
 
 
 def scrub(conn: apsw.Connection, change: Change, text: str, source: str) -> str:
