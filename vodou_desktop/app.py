@@ -19,6 +19,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 
 import qasync
 from PySide6.QtCore import QTimer
@@ -52,6 +53,7 @@ from vodou_desktop.ui.sync_status import SyncStatus
 from vodou_desktop.ui.tray import Tray, update_actions
 from vodou_desktop.ui.unlock import UnlockDialog, locked_out
 from vodou_desktop.ui.vault_swap import VaultSwap
+from vodou_desktop.vault import secret_filter
 
 log = logging.getLogger(__name__)
 EXTERNAL_POLL_MS = 2000
@@ -137,6 +139,8 @@ class Desktop:
         if not self.single_instance.listen():
             self.services.messages.error("Could not open the single-instance socket; a second launch may not find "
                                          "this one.")
+        # The secret filter's library takes ~0.5 s to load: now, off the GUI thread, not at the first save.
+        threading.Thread(target=secret_filter.warm_up, name="vodou-secret-filter-load", daemon=True).start()
         self._poll.start()
         self.rolling_backups.start()
         self.capture.start(paused=self.sites.paused)
