@@ -199,10 +199,10 @@ class MemoryTools:
         fact_id = remember(self.runtime.vault, args["text"], origin, kind=args.get("kind", "fact"),
                            project=where.project)
         fact = self.runtime.vault.read(partial(q.get_fact, fact_id=fact_id, f=FactFilter(project=ALL_PROJECTS)))
-        saved = (f"saved ({fact_id.note}: the text holds [secret removed: …] in its place)" if fact_id.note
-                 else "saved as written")
+        saved = (f"saved by {caller.client}; {fact_id.note}, the text holds [secret removed: KIND] in its place"
+                 if fact_id.note else f"saved as written by {caller.client}")
         return self._envelope(where, memory=fact_result(fact), secrets_removed=list(fact_id.secrets_removed),
-                              note=f"{saved} by {caller.client}; the person can review and forget it")
+                              note=f"{saved}; the person can review and forget it")
 
     def _own(self, args: dict[str, Any], caller: Caller, verb: str, how: str) -> tuple[ProjectChoice, Fact]:
         """The memory ``args['id']`` if this client wrote it; otherwise a refusal naming how the person can."""
