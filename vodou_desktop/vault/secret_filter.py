@@ -3,9 +3,12 @@
 The detector is ``detect-secrets`` (Yelp's maintained library): its format detectors (GitHub, AWS,
 Slack, Stripe, PEM private keys, JSON Web Tokens, URLs with a password, ...) and its keyword
 detector (``password = "..."``, quotes required), each found value checked by its false-positive
-filters (sequences, UUIDs, ``{templates}``, ``$variables``, indirect references). Only its pure
-string matchers run: never a plugin's ``verify`` (which would send the secret to its service),
-never a scan of files or git, no settings file, no plugin loaded from elsewhere.
+filters (sequences, UUIDs, ``{templates}``, ``$variables``, indirect references) and, for a keyword
+value made of letters only, by its gibberish filter (``your_api_key_here`` reads as words; a value
+with a digit or a symbol is never excused that way). Only its pure string matchers run: never a
+plugin's ``verify`` (which would send the secret to its service), never a scan of files or git, no
+settings file, no plugin loaded from elsewhere. bench/notes/secret-filter.md has the measured false
+positives and cost.
 
 Each secret is replaced by ``[secret removed: KIND]``. A found value is widened to the whole token
 it is part of (a 40-character token the library matched in its first 36 leaves no tail), and a
