@@ -21,6 +21,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 
 import qasync
 from PySide6.QtCore import QTimer
@@ -57,6 +58,7 @@ from vodou_desktop.ui.tray import Tray, show_quick_key, update_actions, window_k
 from vodou_desktop.ui.unlock import UnlockDialog, locked_out
 from vodou_desktop.ui.vault_swap import VaultSwap
 from vodou_desktop.ui.welcome import WelcomeWindow, needs_welcome
+from vodou_desktop.vault import secret_filter
 
 log = logging.getLogger(__name__)
 EXTERNAL_POLL_MS = 2000
@@ -149,6 +151,8 @@ class Desktop:
         if not self.single_instance.listen():
             self.services.messages.error("Could not open the single-instance socket; a second launch may not find "
                                          "this one.")
+        # The secret filter's library takes ~0.5 s to load: now, off the GUI thread, not at the first save.
+        threading.Thread(target=secret_filter.warm_up, name="vodou-secret-filter-load", daemon=True).start()
         self._poll.start()
         self.rolling_backups.start()
         first_run = needs_welcome(self.runtime.settings)

@@ -21,6 +21,7 @@ from vodou_desktop.bridge.security import EXTENSION_ID, bearer_token
 from vodou_desktop.bridge.services import Services
 from vodou_desktop.bridge.turns import TurnRequest
 from vodou_desktop.errors import InvalidInput, PolicyRefused
+from vodou_desktop.vault.secret_filter import removed_note
 
 URL_LIMIT = 8_192
 blocking = asyncio.to_thread
@@ -124,12 +125,18 @@ async def suggest(request: web.Request) -> web.Response:
     return json_response({"suggestions": found})
 
 
+def _saved(item_id: int, name: str, item: dict[str, Any]) -> dict[str, Any]:
+    """A write's answer: the item, and the kinds of the secrets removed from it before it was stored."""
+    removed = item.pop("secrets_removed", [])
+    return {"id": item_id, name: item, "secrets_removed": removed, "note": removed_note(removed)}
+
+
 async def notes(request: web.Request) -> web.Response:
     body = await read_body(request)
     fact = await blocking(_services(request).pages.note, required(body, "url", URL_LIMIT),
                           text_field(body, "title", required=False), required(body, "text"),
                           text_field(body, "project", required=False))
-    return json_response({"id": fact.id, "fact": fact.as_json()}, 201)
+    return json_response(_saved(fact.id, "fact", fact.as_json()), 201)
 
 
 async def links(request: web.Request) -> web.Response:
@@ -137,7 +144,7 @@ async def links(request: web.Request) -> web.Response:
     fact = await blocking(_services(request).pages.link, required(body, "url", URL_LIMIT),
                           text_field(body, "title", required=False), text_field(body, "text", required=False),
                           text_field(body, "project", required=False))
-    return json_response({"id": fact.id, "fact": fact.as_json()}, 201)
+    return json_response(_saved(fact.id, "fact", fact.as_json()), 201)
 
 
 async def selection(request: web.Request) -> web.Response:
@@ -145,7 +152,7 @@ async def selection(request: web.Request) -> web.Response:
     fact = await blocking(_services(request).pages.selection, required(body, "url", URL_LIMIT),
                           required(body, "title"), required(body, "text"),
                           text_field(body, "project", required=False))
-    return json_response({"id": fact.id, "fact": fact.as_json()}, 201)
+    return json_response(_saved(fact.id, "fact", fact.as_json()), 201)
 
 
 async def library(request: web.Request) -> web.Response:
@@ -155,7 +162,7 @@ async def library(request: web.Request) -> web.Response:
         raise InvalidInput("'text' or 'html' is required")
     doc = await blocking(_services(request).pages.library, required(body, "url", URL_LIMIT),
                          required(body, "title"), text, html, text_field(body, "project", required=False))
-    return json_response({"id": doc.id, "document": doc.as_json()}, 201)
+    return json_response(_saved(doc.id, "document", doc.as_json()), 201)
 
 
 async def page_link(request: web.Request) -> web.Response:

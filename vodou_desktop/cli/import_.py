@@ -12,6 +12,7 @@ from vodou_desktop.ingest.exports import FORMATS
 from vodou_desktop.ingest.importer import import_export
 from vodou_desktop.ingest.settle import settle_new_facts
 from vodou_desktop.runtime import Runtime
+from vodou_desktop.vault.secret_filter import removed_note
 from vodou_desktop.words import plural
 
 
@@ -73,6 +74,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     else:
         print(f"{plural(report.conversations, 'conversation')} read, {report.imported} imported "
               f"({plural(report.messages, 'new message')}, {plural(report.facts, 'memory')})")
+        if report.secrets_removed:
+            print(removed_note(report.secrets_removed))
         for problem in report.malformed:
             print(f"skipped malformed conversation: {problem}")
     return 1 if report.malformed else 0

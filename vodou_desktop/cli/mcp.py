@@ -69,7 +69,8 @@ def _report(args: argparse.Namespace, change: install.Change, action: str, claud
         change = install.apply(change)
     if args.json:
         print_json({"client": args.client, "path": str(change.path), "changed": change.changed,
-                    "dry_run": args.dry_run, "backup": str(change.backup) if change.backup else None,
+                    "dry_run": args.dry_run, "written": str(change.target) if change.changed else None,
+                    "backup": str(change.backup) if change.backup else None,
                     "after": change.after if args.dry_run else None, "claude_command": claude})
         return 0
     if not change.changed:
@@ -80,6 +81,8 @@ def _report(args: argparse.Namespace, change: install.Change, action: str, claud
               + ":\n" + (change.after or ""))
     else:
         line = f"{title}: Vodou {'set up' if action == 'install' else 'removed'} in {change.path}"
+        if change.through_link:
+            line += f" (written to {change.target}, where the link points; the link is kept)"
         if change.backup:
             line += f"; the previous file is {change.backup}"
         print(line + (". Restart the client to use it." if action == "install" else ""))

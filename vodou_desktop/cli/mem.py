@@ -117,9 +117,11 @@ def cmd_add(args: argparse.Namespace) -> int:
         fact_id = remember(rt.vault, text, origin, kind=args.kind, project=args.project, scope=args.scope)
         fact = rt.vault.read(lambda c: q.get_fact(c, fact_id, FactFilter(project=ALL_PROJECTS)))
         if args.json:
-            print_json(fact.as_json())
+            print_json({**fact.as_json(), "secrets_removed": list(fact_id.secrets_removed)})
         else:
             print(f"remembered #{fact.id}" + (f" in {fact.project}" if fact.project else " (global)"))
+            if fact_id.note:
+                print(f"{fact_id.note}: the memory holds [secret removed: …] in its place")
         if args.project and fact.project is None and args.kind in GLOBAL_KINDS:
             print(f"vodou: note: a {args.kind} is about you, so it stays global (--project {args.project} "
                   "was not applied)", file=sys.stderr)

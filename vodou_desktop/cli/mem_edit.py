@@ -6,10 +6,11 @@ import argparse
 
 from vodou_desktop.cli.ids import add_id_argument
 from vodou_desktop.cli.output import print_json
-from vodou_desktop.ingest.remember import correct, move, pin
+from vodou_desktop.ingest.remember import Saved, correct, move, pin
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault import query as q
+from vodou_desktop.vault.secret_filter import removed_note
 
 
 def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -36,10 +37,13 @@ def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type
 
 def _show(rt: Runtime, fact_id: int, as_json: bool, line: str) -> None:
     fact = rt.vault.read(lambda c: q.get_fact(c, fact_id, FactFilter(project=ALL_PROJECTS)))
+    removed = list(fact_id.secrets_removed) if isinstance(fact_id, Saved) else []
     if as_json:
-        print_json(fact.as_json())
+        print_json({**fact.as_json(), **({"secrets_removed": removed} if isinstance(fact_id, Saved) else {})})
     else:
         print(line.format(fact=fact))
+        if removed:
+            print(f"{removed_note(removed)}: the memory holds [secret removed: …] in its place")
 
 
 def cmd_correct(args: argparse.Namespace) -> int:

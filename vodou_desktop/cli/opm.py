@@ -19,6 +19,7 @@ from vodou_desktop.errors import InvalidInput
 from vodou_desktop.governance.ages import format_age, format_date
 from vodou_desktop.governance.opm import CATEGORIES, OperatorMemory, Outcome, OwnedMemory
 from vodou_desktop.runtime import Runtime
+from vodou_desktop.vault.secret_filter import removed_note
 from vodou_desktop.words import plural
 
 
@@ -108,11 +109,14 @@ def _line(m: OwnedMemory) -> str:
 
 def _report(outcome: Outcome, as_json: bool) -> int:
     if as_json:
-        print_json({"action": outcome.action, "memory": outcome.memory.as_json()})
+        print_json({"action": outcome.action, "memory": outcome.memory.as_json(),
+                    "secrets_removed": list(outcome.secrets_removed)})
     else:
         r = outcome.memory
         expires = "never expires" if r.expires_at is None else f"expires {format_date(r.expires_at)}"
         print(f"{outcome.action} {r.id} ({r.category}, revision {r.revision}, {expires})")
+        if outcome.secrets_removed:
+            print(f"{removed_note(outcome.secrets_removed)}: the memory holds [secret removed: …] in its place")
     return 0
 
 

@@ -121,12 +121,12 @@ class ToolBox:
         text = strip_context(_text(args, "text"))
         if args.get("url"):
             fact = self.pages.note(args["url"], args.get("title"), text, project=turn.project)
-            return {"id": fact.id}
+            return {"id": fact.id, "secrets_removed": fact.extra.get("secrets_removed", [])}
         # What a tainted turn remembers (approved by the person) stays marked as not typed by them:
         # stored as a capture, a later turn that recalls it is tainted too.
         tier = "capture" if turn.tainted else "first_party"
         fact_id = remember(self.vault, text, Origin(kind="turn", tier=tier, tool="bridge"), project=turn.project)
-        return {"id": fact_id}
+        return {"id": int(fact_id), "secrets_removed": list(fact_id.secrets_removed)}
 
     def _link(self, args: dict[str, Any], turn: Turn) -> Any:
         fact = self.pages.page_link(_fact_id(args), _text(args, "url"))

@@ -150,7 +150,7 @@ class Forgetting:
             new_id = correct_fact(conn, change, fact_id, clean)
             op = r.record_operation(conn, change, r.CORRECT_FACT_KIND, str(new_id),
                                     {"facts": 1, "replaces": fact_id, "tool": by})
-            return {"op": op, "id": new_id, "replaces": fact_id}
+            return {"op": op, "id": new_id, "replaces": fact_id, "secrets_removed": list(change.secrets_removed)}
 
         return dict(self.vault.write(job))
 

@@ -24,7 +24,6 @@ The policy is small on purpose, so it can be read in one sitting:
 from __future__ import annotations
 
 import secrets
-import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -36,7 +35,7 @@ from vodou_desktop.errors import Conflict, InvalidInput, NotFound
 from vodou_desktop.vault import Vault
 from vodou_desktop.vault import opm_store as store
 from vodou_desktop.vault.clock import to_iso
-from vodou_desktop.vault.opm_store import HistoryRow, MemoryRow
+from vodou_desktop.vault.opm_store import HistoryRow, MemoryRow, canonical_key
 from vodou_desktop.vault.writer import Change
 
 Clock = Callable[[], datetime]
@@ -83,13 +82,6 @@ def category_of(name: str) -> Category:
     return CATEGORIES[_ALIASES[key]]
 
 
-def canonical_key(content: str) -> str:
-    """Content as dedupe sees it: NFKC, case-folded, punctuation dropped, whitespace collapsed."""
-    folded = unicodedata.normalize("NFKC", content).casefold()
-    kept = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in folded)
-    return " ".join(kept.split())
-
-
 def clean_content(content: object) -> str:
     if not isinstance(content, str):
         raise InvalidInput("memory text must be a string")
@@ -127,6 +119,7 @@ class Outcome:
 
     action: str
     memory: MemoryRow
+    secrets_removed: tuple[str, ...] = ()  # kinds removed before saving (vault/secret_filter.py)
 
 
 @dataclass(frozen=True)
@@ -187,7 +180,7 @@ class OperatorMemory:
                 expires_at=expires, last_used_at=None, created_at=now, updated_at=now,
             )
             store.insert_row(conn, change, row)
-            return Outcome("added", row)
+            return Outcome("added", _require(conn, row.id), tuple(change.secrets_removed))
 
         return self.vault.write(job)  # type: ignore[no-any-return]
 
@@ -208,7 +201,7 @@ class OperatorMemory:
                 raise _duplicate(CATEGORIES[old.category], same)
             store.archive_and_revise(conn, change, old, content=text, canonical_key=key, source_ref=ref,
                                      now=now, expires_at=expires)
-            return Outcome("corrected", _require(conn, old.id))
+            return Outcome("corrected", _require(conn, old.id), tuple(change.secrets_removed))
 
         return self.vault.write(job)  # type: ignore[no-any-return]
 

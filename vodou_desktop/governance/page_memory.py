@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from html.parser import HTMLParser
 from typing import Any
@@ -219,7 +220,7 @@ class PageMemory:
     def _remember(self, text: str, kind: str, url: str, title: str | None, project: str | None) -> Fact:
         origin = Origin(kind=kind, tier="first_party", url=url, title=title, tool=TOOL)
         fact_id = remember(self.vault, text, origin, kind=kind, project=project)
-        return self._fact(fact_id)
+        return replace(self._fact(fact_id), extra={"secrets_removed": list(fact_id.secrets_removed)})
 
     def _fact(self, fact_id: int) -> Fact:
         return self.vault.read(lambda c: q.get_fact(c, fact_id, FactFilter(project=ALL_PROJECTS)))
@@ -253,7 +254,7 @@ class PageMemory:
         doc_id = save_document(self.vault, _required(body, "the page's text"), origin, project=project)
         key = page_key(url)
         docs = self.vault.read(partial(q.documents_for_page, key=key, f=FactFilter(project=ALL_PROJECTS)))
-        return next(d for d in docs if d.id == doc_id)
+        return replace(next(d for d in docs if d.id == doc_id), extra={"secrets_removed": list(doc_id.secrets_removed)})
 
     @page_operation("write")
     def page_link(self, fact_id: int, url: str) -> Fact:

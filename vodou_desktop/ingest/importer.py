@@ -49,6 +49,7 @@ class ImportReport:
     facts: int = 0
     malformed: list[str] = field(default_factory=list)
     fact_ids: list[int] = field(default_factory=list)
+    secrets_removed: list[str] = field(default_factory=list)  # kinds, one per secret (vault/secret_filter.py)
 
     def as_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -92,17 +93,18 @@ def _import_conversation(vault: Vault, conv: Conversation, fmt: str, report: Imp
     user_msgs = [m for m in conv.messages if m.role == "user"]
     keyed = [(message_key(fmt, conv, m.id, m.text), m) for m in user_msgs]
 
-    def job(conn: apsw.Connection, change: Change) -> tuple[int, list[int]]:
+    def job(conn: apsw.Connection, change: Change) -> tuple[int, list[int], list[str]]:
         seen = store.seen_keys(conn, [k for k, _ in keyed])
         fresh = [(k, m) for k, m in keyed if k not in seen]
         if not fresh:
-            return 0, []
+            return 0, [], []
         entries = [Entry(m.text, fmt, None, None, m.at or "", m.id) for _, m in fresh]
         result = store_window(conn, change, entries, kind=f"import_{fmt}", tier="import", title=conv.title)
         store.mark_seen_many(conn, change, [(key, conv.id) for key, _ in fresh])
-        return len(fresh), result.fact_ids
+        return len(fresh), result.fact_ids, change.secrets_removed
 
-    n, ids = vault.write(job)
+    n, ids, removed = vault.write(job)
+    report.secrets_removed += removed
     if n:
         report.imported += 1
         report.messages += n

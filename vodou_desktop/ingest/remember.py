@@ -1,18 +1,47 @@
 """Writing memory: every entry point (CLI, bridge, MCP, importers, captures) ends here.
 
 Each call stamps its source through the one provenance writer and inserts the fact in the same
-transaction, so a fact never exists without its source.
+transaction, so a fact never exists without its source. Secrets are removed on the way in by the
+vault's write path (``vault/secret_filter.py``); each call returns the new id as a ``Saved``, which
+also says which secrets were removed, so every door can tell the person.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from vodou_desktop.ingest.fences import strip_context
-from vodou_desktop.vault import Vault
+from vodou_desktop.vault import Change, Vault
 from vodou_desktop.vault.facts import insert_document, insert_fact, split_document
 from vodou_desktop.vault.revisions import correct_fact, move_fact, set_pinned
+from vodou_desktop.vault.secret_filter import removed_note, scrub
 from vodou_desktop.vault.sources import stamp_source
+
+
+class Saved(int):
+    """A new memory's (or document's) id, and the kinds of the secrets removed from it before it was
+    stored. An ``int``, so a caller that wants only the id uses it as one."""
+
+    secrets_removed: tuple[str, ...]
+
+    def __new__(cls, value: int, secrets_removed: Iterable[str] = ()) -> Saved:
+        saved = super().__new__(cls, value)
+        saved.secrets_removed = tuple(secrets_removed)
+        return saved
+
+    @property
+    def note(self) -> str | None:
+        """"1 secret removed before saving (GitHub Token)", or None."""
+        return removed_note(self.secrets_removed)
+
+
+def _saved(job: Callable[[Any, Change], int]) -> Callable[[Any, Change], Saved]:
+    def run(conn: Any, change: Change) -> Saved:
+        return Saved(job(conn, change), change.secrets_removed)
+
+    return run
 
 
 @dataclass(frozen=True)
@@ -28,7 +57,7 @@ class Origin:
 
 
 def remember(vault: Vault, text: str, origin: Origin, *, kind: str = "fact", project: str | None = None,
-             scope: str | None = None, valid_at: str | None = None, valid_precision: str | None = None) -> int:
+             scope: str | None = None, valid_at: str | None = None, valid_precision: str | None = None) -> Saved:
     """Store one fact with its source; returns the fact id. Fenced page text is stripped first."""
     text = strip_context(text)
 
@@ -38,26 +67,29 @@ def remember(vault: Vault, text: str, origin: Origin, *, kind: str = "fact", pro
         return insert_fact(conn, change, text=text, source_id=source_id, kind=kind, project=project,
                            scope=scope, valid_at=valid_at, valid_precision=valid_precision)
 
-    return int(vault.write(job))
+    return vault.write(_saved(job))  # type: ignore[no-any-return]
 
 
-def save_document(vault: Vault, text: str, origin: Origin, *, project: str | None = None) -> int:
-    """Store a Library document (chunked) with its source; returns the document id."""
-    chunks = split_document(strip_context(text))
+def save_document(vault: Vault, text: str, origin: Origin, *, project: str | None = None) -> Saved:
+    """Store a Library document (chunked) with its source; returns the document id. The text is
+    scrubbed whole before it is cut into chunks (a cut inside a key would hide it from the filter)."""
+    text = strip_context(text)
+    split_document(text)  # refuses an empty or oversized text before anything is written
 
     def job(conn, change):  # type: ignore[no-untyped-def]
         source_id = stamp_source(conn, change, kind=origin.kind, tier=origin.tier, url=origin.url,
                                  title=origin.title, tool=origin.tool, batch_id=origin.batch_id)
+        chunks = split_document(scrub(conn, change, text, origin.kind))
         return insert_document(conn, change, source_id=source_id, title=origin.title, chunks=chunks,
                                project=project)
 
-    return int(vault.write(job))
+    return vault.write(_saved(job))  # type: ignore[no-any-return]
 
 
-def correct(vault: Vault, fact_id: int, text: str) -> int:
+def correct(vault: Vault, fact_id: int, text: str) -> Saved:
     """Replace a fact's text with a new revision (the old one stays as history); returns the new id."""
     clean = strip_context(text)
-    return int(vault.write(lambda conn, change: correct_fact(conn, change, fact_id, clean)))
+    return vault.write(_saved(lambda conn, change: correct_fact(conn, change, fact_id, clean)))  # type: ignore[no-any-return]
 
 
 def pin(vault: Vault, fact_id: int, pinned: bool = True) -> bool:
@@ -65,6 +97,6 @@ def pin(vault: Vault, fact_id: int, pinned: bool = True) -> bool:
     return bool(vault.write(lambda conn, change: set_pinned(conn, change, fact_id, pinned)))
 
 
-def move(vault: Vault, fact_id: int, project: str | None) -> int:
+def move(vault: Vault, fact_id: int, project: str | None) -> Saved:
     """Move a fact to another project (``None``: global) as a new revision; returns the new id."""
-    return int(vault.write(lambda conn, change: move_fact(conn, change, fact_id, project)))
+    return vault.write(_saved(lambda conn, change: move_fact(conn, change, fact_id, project)))  # type: ignore[no-any-return]

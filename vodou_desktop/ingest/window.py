@@ -16,7 +16,7 @@ from __future__ import annotations
 import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import apsw
@@ -28,6 +28,7 @@ from vodou_desktop.vault import Change, Vault
 from vodou_desktop.vault import ingest_store as store
 from vodou_desktop.vault.clock import now_iso, parse_iso, to_iso
 from vodou_desktop.vault.facts import clean_project, content_hash, insert_fact
+from vodou_desktop.vault.secret_filter import scrub
 from vodou_desktop.vault.sources import stamp_source
 
 Extractor = Callable[[str], list[Bullet]]
@@ -57,6 +58,7 @@ class FlushReport:
     entries: int = 0
     fact_ids: list[int] = field(default_factory=list)
     label: WindowLabel | None = None
+    secrets_removed: list[str] = field(default_factory=list)  # kinds, one per secret (vault/secret_filter.py)
 
     def as_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -145,8 +147,10 @@ def store_window(conn: apsw.Connection, change: Change, entries: Sequence[Entry]
     label = window_label(entries)
     batch_id = f"{kind}-{uuid.uuid4().hex}"
     store.record_events(conn, change, batch_id, [{"entry_id": e.entry_id, **_fields(e)} for e in entries])
+    # DATA-8, before extraction: a key split into several bullets would leave its lines unrecognised
+    entries = [replace(e, text=scrub(conn, change, e.text, kind)) for e in entries]
     bullets = _window_bullets(entries, extractor)
-    report = FlushReport(batch_id, len(entries), [], label)
+    report = FlushReport(batch_id, len(entries), [], label, change.secrets_removed)
     if not bullets:
         return report
     source_id = stamp_source(conn, change, kind=kind, tier=tier, url=url, title=title, tool=label.tool,

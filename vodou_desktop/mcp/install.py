@@ -1,12 +1,18 @@
 """``vodou mcp install CLIENT`` / ``uninstall CLIENT``: merge Vodou's server into an AI tool's own
-configuration file, keeping everything else in it.
+configuration file, keeping everything else in it byte for byte.
 
 Each client keeps its MCP servers in one file, under one key (Codex: a TOML table). Install reads
-the file, adds or replaces only the ``vodou`` entry, checks that nothing else changed, keeps a
-``.bak`` copy of the file as it was, and replaces the file atomically (a temporary file in the same
-folder, fsync, rename). A second install with the same entry changes nothing. Uninstall removes
-only the ``vodou`` entry. A file that is not plain JSON (comments, trailing commas) or not valid
-TOML is never rewritten: the person is shown the entry to add by hand.
+the file, splices in or replaces only the ``vodou`` entry (``config_edit``: numbers, escapes, key
+order and comments outside it are not touched), checks that nothing else changed, keeps a ``.bak``
+copy of the file as it was (with its mode), and replaces the file crash-safely (a temporary file
+in the same folder as the real file, fsync, rename, fsync of the folder) with the mode it had; a
+new file is 0600 (``~/.claude.json`` can hold credentials). A file reached through a symbolic link
+(stow, chezmoi, home-manager) is written where the link points, and the link stays. A second
+install with the same entry changes nothing; uninstall removes only the ``vodou`` entry.
+
+Vodou never rewrites a file it cannot edit safely: not strict JSON (comments, trailing commas,
+``NaN``), not valid TOML, not UTF-8, read-only, or in a folder it cannot write. It says why in one
+line and prints the entry to add by hand.
 
 Where each client keeps the file (Linux first; macOS and Windows where the client documents them):
 
@@ -27,20 +33,19 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
-import shutil
+import stat
 import sys
 import tempfile
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from vodou_desktop.errors import InvalidInput, KnownError
+from vodou_desktop.mcp import config_edit
 
-SERVER_NAME = "vodou"
+SERVER_NAME = config_edit.SERVER_NAME
 ENV_KEYS = ("VODOU_VAULT", "VODOU_HOME")  # the environment that decides which vault the server opens
 
 
@@ -114,15 +119,6 @@ def entry(name: str, command: str, args: list[str], env: dict[str, str]) -> dict
     return out
 
 
-def snippet(name: str, command: str, args: list[str], env: dict[str, str]) -> str:
-    """What ``--print-config`` prints: the file's part that holds Vodou's entry."""
-    spec = client(name)
-    value = entry(name, command, args, env)
-    if spec.toml:
-        return _toml_table(value)
-    return json.dumps({spec.key: {SERVER_NAME: value}}, indent=2, ensure_ascii=False)
-
-
 def claude_add_command(command: str, args: list[str], env: dict[str, str]) -> str:
     """The ``claude mcp add`` command that makes the same user-scope entry."""
     flags = [f"-e {shlex.quote(f'{k}={v}')}" for k, v in env.items()]
@@ -132,7 +128,7 @@ def claude_add_command(command: str, args: list[str], env: dict[str, str]) -> st
 
 @dataclass(frozen=True)
 class Change:
-    path: Path
+    path: Path  # the file as the client names it (it may be a symbolic link)
     before: str | None  # the file's text (None: no file)
     after: str | None  # the new text (None: remove nothing / unchanged)
     backup: Path | None = None
@@ -141,171 +137,145 @@ class Change:
     def changed(self) -> bool:
         return self.after is not None and self.after != self.before
 
+    @property
+    def target(self) -> Path:
+        """The file that is written: the end of the link when ``path`` is a symbolic link."""
+        return Path(os.path.realpath(self.path))
+
+    @property
+    def through_link(self) -> bool:
+        return self.path.is_symlink()
+
 
 def plan_install(name: str, command: str, args: list[str], env: dict[str, str], path: Path | None = None) -> Change:
     path = path or config_path(name)
-    before = _read(path)
     spec = client(name)
     value = entry(name, command, args, env)
-    if spec.toml:
-        if _toml_load(before or "", path).get("mcp_servers", {}).get(SERVER_NAME) == value:
-            return Change(path, before, None)  # already there, as it would be written
-        return Change(path, before, _toml_set(before or "", value, path))
-    data = _json(before, path, name, value)
-    servers = data.setdefault(spec.key, {})
-    if not isinstance(servers, dict):
-        raise KnownError(f"{path}: {spec.key} is not a JSON object; add Vodou by hand:\n"
-                         + snippet(name, command, args, env))
-    if servers.get(SERVER_NAME) == value:
-        return Change(path, before, None)
-    servers[SERVER_NAME] = value
-    return Change(path, before, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    hand = "; add this entry by hand:\n" + snippet(name, command, args, env)
+    before = _read(path, hand)
+    after = _edit(path, hand, lambda: config_edit.toml_with_entry(before, value) if spec.toml
+                  else config_edit.json_with_entry(before, spec.key, value))
+    change = Change(path, before, after)
+    if change.changed:
+        _check_writable(change, hand)
+    return change
 
 
 def plan_uninstall(name: str, path: Path | None = None) -> Change:
     path = path or config_path(name)
-    before = _read(path)
     spec = client(name)
+    hand = (f"; remove the [mcp_servers.{SERVER_NAME}] table by hand" if spec.toml
+            else f"; remove \"{SERVER_NAME}\" from its \"{spec.key}\" by hand")
+    before = _read(path, hand)
     if before is None:
         return Change(path, None, None)
-    if spec.toml:
-        return Change(path, before, _toml_remove(before, path))
-    data = _json(before, path, name, None)
-    servers = data.get(spec.key)
-    if not isinstance(servers, dict) or SERVER_NAME not in servers:
-        return Change(path, before, None)
-    del servers[SERVER_NAME]
-    return Change(path, before, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    after = _edit(path, hand, lambda: config_edit.toml_without_entry(before) if spec.toml
+                  else config_edit.json_without_entry(before, spec.key))
+    change = Change(path, before, after)
+    if change.changed:
+        _check_writable(change, hand)
+    return change
 
 
 def is_installed(name: str, path: Path | None = None) -> bool | None:
     """Whether the client's file has Vodou's entry; None when there is no file."""
     path = path or config_path(name)
-    text = _read(path)
+    text = _read(path, "")
     if text is None:
         return None
     spec = client(name)
-    data = _toml_load(text, path) if spec.toml else _json(text, path, name, None)
-    servers = data.get(spec.key)
-    return isinstance(servers, dict) and SERVER_NAME in servers
+    if not text.strip():
+        return False
+    return bool(_edit(path, "", lambda: config_edit.toml_has_entry(text) if spec.toml
+                      else config_edit.json_has_entry(text, spec.key)))
 
 
 def apply(change: Change) -> Change:
-    """Write the change: a ``.bak`` of the file first, then an atomic replace. Unchanged: nothing."""
+    """Write the change: a ``.bak`` of the file first, then a crash-safe replace of the file (of the
+    end of the link, so the link stays). Unchanged: nothing."""
     if not change.changed:
         return change
     assert change.after is not None
-    change.path.parent.mkdir(parents=True, exist_ok=True)
-    backup = None
-    if change.before is not None:
-        backup = change.path.with_name(change.path.name + ".bak")
-        shutil.copy2(change.path, backup)
-    mode = change.path.stat().st_mode & 0o777 if change.path.exists() else 0o600
-    fd, temp = tempfile.mkstemp(prefix=f".{change.path.name}.", dir=change.path.parent)
+    target = change.target
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(change.after)
+        old = target.stat() if change.before is not None else None
+        mode = stat.S_IMODE(old.st_mode) if old is not None else 0o600
+        backup = None
+        if change.before is not None:
+            backup = change.path.with_name(change.path.name + ".bak")
+            _write_atomic(Path(os.path.realpath(backup)), change.before, mode, old)
+        if old is None:
+            target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _write_atomic(target, change.after, mode, old)
+    except OSError as exc:
+        raise KnownError(f"cannot write {target}: {exc.strerror or exc}; nothing was changed there") from exc
+    return Change(change.path, change.before, change.after, backup)
+
+
+def _write_atomic(target: Path, text: str, mode: int, like: os.stat_result | None) -> None:
+    """A temporary file in the target's own folder, with the mode (and owner) of the file it replaces,
+    fsynced, renamed over it, and the folder fsynced: the file is the old one or the new one."""
+    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            os.fchmod(fh.fileno(), mode)
+            if like is not None and (like.st_uid, like.st_gid) != (os.geteuid(), os.getegid()):
+                os.fchown(fh.fileno(), like.st_uid, like.st_gid)
+            fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, change.path)
+        os.replace(temp, target)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
-    folder = os.open(change.path.parent, os.O_RDONLY)
+    folder = os.open(target.parent, os.O_RDONLY)
     try:
         os.fsync(folder)
     finally:
         os.close(folder)
-    return Change(change.path, change.before, change.after, backup)
 
 
-# -- file formats ----------------------------------------------------------------------------
+# -- checks ----------------------------------------------------------------------------------
 
-def _read(path: Path) -> str | None:
+def _read(path: Path, hand: str) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise KnownError(f"cannot read {path}: {exc}") from exc
-
-
-def _json(text: str | None, path: Path, name: str, value: dict[str, Any] | None) -> dict[str, Any]:
-    if text is None or not text.strip():
-        return {}
+    except OSError as exc:
+        raise KnownError(f"cannot read {path}: {exc.strerror or exc}{hand}") from exc
     try:
-        data = json.loads(text)
-    except ValueError as exc:
-        hint = ("" if value is None else "; add this entry by hand:\n"
-                + json.dumps({client(name).key: {SERVER_NAME: value}}, indent=2, ensure_ascii=False))
-        raise KnownError(f"{path} is not plain JSON (comments or trailing commas?), so Vodou does not rewrite it"
-                         f" ({exc}){hint}") from exc
-    if not isinstance(data, dict):
-        raise KnownError(f"{path} does not hold a JSON object; Vodou does not rewrite it")
-    return data
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise KnownError(f"{path} is not UTF-8 text (byte {exc.start}), so Vodou does not rewrite it{hand}") from exc
 
 
-def _toml_string(value: str) -> str:
-    return json.dumps(value, ensure_ascii=True)  # a JSON string is a valid TOML basic string
-
-
-def _toml_table(value: dict[str, Any]) -> str:
-    env = ", ".join(f"{_toml_string(k)} = {_toml_string(v)}" for k, v in value["env"].items())
-    args = ", ".join(_toml_string(a) for a in value["args"])
-    return (f"[mcp_servers.{SERVER_NAME}]\ncommand = {_toml_string(value['command'])}\nargs = [{args}]\n"
-            f"env = {{{' ' + env + ' ' if env else ''}}}\n")
-
-
-_OUR_HEADER = re.compile(rf"^\s*\[\s*mcp_servers\s*\.\s*\"?{SERVER_NAME}\"?\s*(\.[^\]]*)?\]\s*(#.*)?$")
-_ANY_HEADER = re.compile(r"^\s*\[")
-
-
-def _toml_without_ours(text: str) -> str:
-    """``text`` without the ``[mcp_servers.vodou]`` table and its sub-tables."""
-    out, skipping = [], False
-    for line in text.splitlines(keepends=True):
-        if _OUR_HEADER.match(line):
-            skipping = True
-            continue
-        if skipping and _ANY_HEADER.match(line):
-            skipping = False
-        if not skipping:
-            out.append(line)
-    return "".join(out)
-
-
-def _toml_load(text: str, path: Path) -> dict[str, Any]:
+def _edit(path: Path, hand: str, edit: Any) -> Any:
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise KnownError(f"{path} is not valid TOML ({exc}); Vodou does not rewrite it") from exc
+        return edit()
+    except config_edit.Unsafe as exc:
+        raise KnownError(f"{path}: {exc}, so Vodou does not rewrite it{hand}") from exc
 
 
-def _toml_set(text: str, value: dict[str, Any], path: Path) -> str:
-    original = _toml_load(text, path)
-    base = _toml_without_ours(text).rstrip("\n")
-    new = (base + "\n\n" if base else "") + _toml_table(value)
-    _check_toml(original, new, path, value)
-    return new
+def _check_writable(change: Change, hand: str) -> None:
+    """Refuse before writing: a read-only file (whoever we are), a link that leads nowhere writable."""
+    target = change.target
+    if change.before is None:
+        if change.through_link and not target.parent.is_dir():
+            raise KnownError(f"{change.path} is a link to {target}, whose folder does not exist{hand}")
+        return
+    mode = stat.S_IMODE(target.stat().st_mode)
+    if not mode & stat.S_IWUSR or not os.access(target, os.W_OK):
+        where = f" (a link to {target})" if change.through_link else ""
+        raise KnownError(f"{change.path}{where} is read-only (mode {mode:04o}), so Vodou does not change it{hand}")
+    if not os.access(target.parent, os.W_OK | os.X_OK):
+        raise KnownError(f"the folder of {target} is not writable, so Vodou cannot replace the file safely{hand}")
 
 
-def _toml_remove(text: str, path: Path) -> str | None:
-    original = _toml_load(text, path)
-    if SERVER_NAME not in original.get("mcp_servers", {}):
-        return None
-    new = _toml_without_ours(text).rstrip("\n") + "\n"
-    _check_toml(original, new, path, None)
-    return new
-
-
-def _check_toml(original: dict[str, Any], new_text: str, path: Path, value: dict[str, Any] | None) -> None:
-    """The new file must parse, hold exactly our entry (or none) and leave everything else as it was."""
-    new = _toml_load(new_text, path)
-    theirs_before = {**original, "mcp_servers": {k: v for k, v in original.get("mcp_servers", {}).items()
-                                                 if k != SERVER_NAME}}
-    theirs_after = {**new, "mcp_servers": {k: v for k, v in new.get("mcp_servers", {}).items() if k != SERVER_NAME}}
-    ours = new.get("mcp_servers", {}).get(SERVER_NAME)
-    if theirs_before != theirs_after or ours != value:
-        raise KnownError(f"{path} defines mcp_servers in a way Vodou cannot edit safely; add this by hand:\n"
-                         + (_toml_table(value) if value else f"(remove the [mcp_servers.{SERVER_NAME}] table)"))
+def snippet(name: str, command: str, args: list[str], env: dict[str, str]) -> str:
+    """What ``--print-config`` prints: the file's part that holds Vodou's entry."""
+    spec = client(name)
+    value = entry(name, command, args, env)
+    if spec.toml:
+        return config_edit.toml_table(value)
+    return json.dumps({spec.key: {SERVER_NAME: value}}, indent=2, ensure_ascii=False)

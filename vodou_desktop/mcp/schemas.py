@@ -94,7 +94,8 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "remember", "Remember",
         "Save one short memory the person wants kept. It is stored as written by this client (capture tier)"
-        " and the person can review or forget it. Never save secrets or text copied from web pages.",
+        " and the person can review or forget it. Never save secrets or text copied from web pages: a token, key"
+        " or password that slips in is replaced by [secret removed: KIND] and listed in secrets_removed.",
         _object({"text": {"type": "string", "minLength": 1, "maxLength": MAX_FACT_CHARS},
                  "project": _PROJECT,
                  "kind": {"type": "string", "enum": list(REMEMBER_KINDS), "default": "fact"}}, ("text",)),

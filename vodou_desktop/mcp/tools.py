@@ -38,6 +38,7 @@ from vodou_desktop.vault import query as q
 from vodou_desktop.vault.clock import since_time
 from vodou_desktop.vault.facts import clean_project
 from vodou_desktop.vault.projects_store import all_projects
+from vodou_desktop.vault.secret_filter import removed_note
 
 UNNAMED_CLIENT = "mcp-client"
 MAX_CLIENT_NAME = 64
@@ -198,8 +199,10 @@ class MemoryTools:
         fact_id = remember(self.runtime.vault, args["text"], origin, kind=args.get("kind", "fact"),
                            project=where.project)
         fact = self.runtime.vault.read(partial(q.get_fact, fact_id=fact_id, f=FactFilter(project=ALL_PROJECTS)))
-        return self._envelope(where, memory=fact_result(fact),
-                              note=f"saved as written by {caller.client}; the person can review and forget it")
+        saved = (f"saved by {caller.client}; {fact_id.note}, the text holds [secret removed: KIND] in its place"
+                 if fact_id.note else f"saved as written by {caller.client}")
+        return self._envelope(where, memory=fact_result(fact), secrets_removed=list(fact_id.secrets_removed),
+                              note=f"{saved}; the person can review and forget it")
 
     def _own(self, args: dict[str, Any], caller: Caller, verb: str, how: str) -> tuple[ProjectChoice, Fact]:
         """The memory ``args['id']`` if this client wrote it; otherwise a refusal naming how the person can."""
@@ -217,9 +220,11 @@ class MemoryTools:
         where, fact = self._own(args, caller, "correct", "`vodou mem correct {id} TEXT`")
         done = Forgetting(self.runtime.vault).correct_fact(fact.id, args["text"], by=caller.client)
         new = self.runtime.vault.read(partial(q.get_fact, fact_id=done["id"], f=FactFilter(project=ALL_PROJECTS)))
+        removed = removed_note(done["secrets_removed"])
         return self._envelope(where, memory=fact_result(new), replaces=fact.id, op=done["op"],
-                              note=f"corrected; #{fact.id} is kept as its history. The person can undo it:"
-                                   f" vodou mem forget --undo {done['op']}")
+                              secrets_removed=done["secrets_removed"],
+                              note=f"corrected{f' ({removed})' if removed else ''}; #{fact.id} is kept as its"
+                                   f" history. The person can undo it: vodou mem forget --undo {done['op']}")
 
     def _forget_memory(self, args: dict[str, Any], caller: Caller) -> dict[str, Any]:
         where, fact = self._own(args, caller, "forget", "`vodou mem forget --id {id}`")

@@ -95,7 +95,8 @@ class AddMemoryDialog(QDialog):
                                on_failure=self._failed, owner=self)
 
     def _saved(self, fact_id: Any) -> None:
-        self._services.messages.info(f"Remembered memory #{fact_id}.")
+        removed = getattr(fact_id, "note", None)  # secrets removed before saving (vault/secret_filter.py)
+        self._services.messages.info(f"Remembered memory #{int(fact_id)}." + (f" {removed}." if removed else ""))
         self.saved.emit(int(fact_id))
         self.accept()
 

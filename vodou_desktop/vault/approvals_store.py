@@ -13,15 +13,17 @@ import apsw
 
 from vodou_desktop.errors import Conflict, NotFound
 from vodou_desktop.vault.clock import now_iso
+from vodou_desktop.vault.secret_filter import scrub, scrub_value
 from vodou_desktop.vault.writer import Change
 
+SOURCE = "turn"  # the source kind of what the page lane stores (the secret filter's setting)
 STATUSES = ("pending", "approved", "denied", "failed")
 _COLUMNS = "id, tool, arguments, reason, message_id, status, result, created_at, decided_at"
 
 
 def insert_message(conn: apsw.Connection, change: Change, role: str, content: str, project: str | None) -> int:
     conn.execute("INSERT INTO messages(role, content, project_id, created_at) VALUES (?, ?, ?, ?)",
-                 (role, content, project, now_iso()))
+                 (role, scrub(conn, change, content, SOURCE), project, now_iso()))
     change.touch("messages")
     return int(conn.last_insert_rowid())
 
@@ -29,7 +31,8 @@ def insert_message(conn: apsw.Connection, change: Change, role: str, content: st
 def insert_approval(conn: apsw.Connection, change: Change, tool: str, arguments: dict[str, Any], reason: str,
                     message_id: int | None) -> int:
     conn.execute("INSERT INTO approvals(tool, arguments, reason, message_id, created_at) VALUES (?, ?, ?, ?, ?)",
-                 (tool, json.dumps(arguments, sort_keys=True), reason, message_id, now_iso()))
+                 (tool, json.dumps(scrub_value(conn, change, arguments, SOURCE), sort_keys=True), reason, message_id,
+                  now_iso()))
     change.touch("approvals")
     return int(conn.last_insert_rowid())
 

@@ -20,6 +20,7 @@ from vodou_desktop.errors import InvalidInput, NotFound
 from vodou_desktop.pages import host_of, page_key
 from vodou_desktop.vault.clock import new_sync_id, now_iso, parse_iso
 from vodou_desktop.vault.connection import scalar
+from vodou_desktop.vault.secret_filter import scrub_document, scrub_for_source
 from vodou_desktop.vault.settings_store import get_setting, set_setting
 from vodou_desktop.vault.writer import Change
 
@@ -174,7 +175,7 @@ def insert_fact(
     (``continues``) unless ``infer_thread`` is false, which starts a thread. ``fact_id``: this id (an
     import keeping the exported ids); otherwise the next one.
     """
-    text = clean_text(text)
+    text = scrub_for_source(conn, change, clean_text(text), source_id)  # DATA-8: no secret as written
     project = None if kind in GLOBAL_KINDS else clean_project(project)
     if valid_at is not None and valid_precision not in ("instant", "day"):
         valid_precision = "instant"
@@ -289,6 +290,7 @@ def insert_document(
     and ``chunk_ids``: these ids (an import keeping the exported ids); otherwise the next ones."""
     if not chunks:
         raise InvalidInput("the document has no text")
+    title, chunks = scrub_document(conn, change, title, chunks, source_id, split_document)  # DATA-8
     created = created_at or now_iso()
     row = conn.execute("SELECT source_url FROM memory_sources WHERE id = ?", (source_id,)).fetchone()
     if row is None:

@@ -17,9 +17,11 @@ import apsw
 
 from vodou_desktop.vault.clock import now_iso
 from vodou_desktop.vault.connection import batched, marks
+from vodou_desktop.vault.secret_filter import scrub
 from vodou_desktop.vault.writer import Change
 
 BUFFER_PREFIX = "buffer:"
+BUFFER_SOURCE = "capture"  # the source kind its entries are stored under (the secret filter's setting)
 
 
 def seen_value(conn: apsw.Connection, key: str) -> str | None:
@@ -57,7 +59,8 @@ def forget_seen(conn: apsw.Connection, change: Change, key: str) -> None:
 
 
 def buffer_entry(conn: apsw.Connection, change: Change, entry_id: str, entry: Mapping[str, Any]) -> None:
-    mark_seen(conn, change, BUFFER_PREFIX + entry_id, json.dumps(dict(entry), sort_keys=True))
+    entry = {**entry, "text": scrub(conn, change, str(entry["text"]), BUFFER_SOURCE)}  # DATA-8
+    mark_seen(conn, change, BUFFER_PREFIX + entry_id, json.dumps(entry, sort_keys=True))
     change.touch("capture_buffer")
 
 

@@ -17,17 +17,20 @@ that replaced it.
 from __future__ import annotations
 
 import contextlib
+import unicodedata
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import apsw
 
 from vodou_desktop.vault.connection import scalar
+from vodou_desktop.vault.secret_filter import scrub
 from vodou_desktop.vault.writer import Change
 
 TABLE = "operator_memory"
 HISTORY_TABLE = "operator_memory_history"
+SOURCE = "opm"  # the source kind of operator memory (the secret filter's setting)
 
 
 @dataclass(frozen=True)
@@ -161,7 +164,22 @@ def _with_last_used(row: MemoryRow, now: str) -> MemoryRow:
 
 # -- writes ------------------------------------------------------------------------------------------
 
+def canonical_key(content: str) -> str:
+    """Content as dedupe sees it: NFKC, case-folded, punctuation dropped, whitespace collapsed."""
+    folded = unicodedata.normalize("NFKC", content).casefold()
+    kept = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in folded)
+    return " ".join(kept.split())
+
+
+def _scrubbed(conn: apsw.Connection, change: Change, content: str, key: str) -> tuple[str, str]:
+    """DATA-8: the content as it may be stored, and its key (the key of the text as stored)."""
+    clean = scrub(conn, change, content, SOURCE)
+    return (content, key) if clean == content else (clean, canonical_key(clean))
+
+
 def insert_row(conn: apsw.Connection, change: Change, row: MemoryRow) -> None:
+    content, key = _scrubbed(conn, change, row.content, row.canonical_key)
+    row = replace(row, content=content, canonical_key=key)
     marks = ",".join("?" * len(MEMORY_COLUMNS.split(",")))
     conn.execute(f"INSERT INTO {TABLE}({MEMORY_COLUMNS}) VALUES ({marks})", tuple(asdict(row).values()))
     change.touch(TABLE)
@@ -174,6 +192,7 @@ def archive_and_revise(conn: apsw.Connection, change: Change, old: MemoryRow, *,
     The id stays; revision goes up by one and ``predecessor`` names the archived revision.
     """
     successor = old.revision + 1
+    content, canonical_key = _scrubbed(conn, change, content, canonical_key)
     conn.execute(
         f"INSERT INTO {HISTORY_TABLE}(memory_id, category, revision, content, source_ref, successor_revision,"
         " superseded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",

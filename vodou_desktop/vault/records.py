@@ -105,9 +105,12 @@ class Document:
     source_kind: str
     created_at: str
     chunk_count: int
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)  # what a write adds (secrets_removed)
 
     def as_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data.update(data.pop("extra"))
+        return data
 
 
 def document_from_row(row: apsw.SQLiteValues) -> Document:

@@ -12,6 +12,7 @@ import apsw
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.pages import host_of
 from vodou_desktop.vault.clock import now_iso
+from vodou_desktop.vault.secret_filter import scrub
 from vodou_desktop.vault.writer import Change
 
 TIERS = ("pinned", "first_party", "capture", "import")
@@ -46,7 +47,7 @@ def stamp_source(
     if kind in PAGE_KINDS and not url:
         raise InvalidInput(f"a {kind} comes from a page: its URL is required")
     host = host_of(url) if url else None
-    title = title.strip() if title else None
+    title = scrub(conn, change, title.strip(), kind) if title else None  # DATA-8: a page title too
     conn.execute(
         "INSERT INTO memory_sources(id, kind, tier, source_url, source_host, title, tool, batch_id, created_at)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -18,6 +18,7 @@ import apsw
 
 from vodou_desktop.vault.connection import batched, marks, scalar
 from vodou_desktop.vault.facts import insert_document, insert_fact
+from vodou_desktop.vault.secret_filter import SETTING_PREFIX as SECRET_FILTER_PREFIX
 from vodou_desktop.vault.sources import stamp_source
 from vodou_desktop.vault.writer import Change
 
@@ -28,7 +29,8 @@ SYNC_SETTINGS_PREFIX = "sync_"  # this device's sync identity, key and state: de
 
 
 def is_private_setting(key: str) -> bool:
-    return key in PRIVATE_SETTINGS or key.startswith(SYNC_SETTINGS_PREFIX)
+    # secret_filter.*: whether secrets are kept for a source is this vault's choice; no file may carry it
+    return key in PRIVATE_SETTINGS or key.startswith((SYNC_SETTINGS_PREFIX, SECRET_FILTER_PREFIX))
 
 SOURCE_FIELDS = ("kind", "tier", "url", "title", "tool", "batch_id", "created_at")
 # Tables an import needs empty; settings and projects may exist already (a fresh vault has none).

@@ -32,6 +32,7 @@ class Change:
     page_keys: set[str] = field(default_factory=set)
     hosts: set[str] = field(default_factory=set)
     external: bool = False  # another process wrote the vault
+    secrets_removed: list[str] = field(default_factory=list)  # kinds, one per secret (vault/secret_filter.py)
 
     def touch(self, table: str, *, chunk_ids: Any = (), page_keys: Any = (), hosts: Any = ()) -> None:
         self.tables.add(table)

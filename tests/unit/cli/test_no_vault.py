@@ -19,7 +19,7 @@ READS = {
     "backup": [], "doctor": [], "export": [], "key show": [], "key save": ["KEYFILE"], "mem search": ["heron"],
     "mem show": ["1"], "mem list": [], "mem entity": ["Ann"], "opm list": [], "opm export": [],
     "projects list": [], "projects default": [], "projects default show": [], "recall": [], "sites list": [],
-    "sites get": ["a.example"], "sites default": [], "stats": [], "sync status": [],
+    "sites get": ["a.example"], "sites default": [], "stats": [], "sync status": [], "secrets list": [],
 }
 # Commands that change what is already in a vault: with none, there is nothing for them to act on.
 CHANGES_EXISTING = {
@@ -33,7 +33,8 @@ CHANGES_EXISTING = {
 # Commands that add something: they make the vault on first use (sites default MODE sets a mode).
 CREATES = {"capture watch", "capture flush", "capture add", "import chatgpt", "import claude", "import vodou", "mcp",
            "mem add", "opm add", "projects add", "projects default set", "restore", "serve", "sites set",
-           "sites pause", "sync setup", "sync join", "quick"}  # quick: the running app's box, or the app
+           "sites pause", "sync setup", "sync join", "secrets on", "secrets off",
+           "quick"}  # quick: the running app's box, or the app
 NO_VAULT = {"key restore", "pair", "pair list", "pair revoke", "opm forget", "opm forget-all"}  # refusals
 # Commands that never open a vault: they write an AI tool's or the desktop's configuration.
 OUTSIDE_THE_VAULT = {"mcp install", "mcp uninstall", "desktop install", "desktop uninstall"}

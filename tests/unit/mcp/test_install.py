@@ -100,7 +100,7 @@ def test_a_file_with_comments_is_left_alone(home: Path) -> None:
     text = '// Zed settings\n{\n  "theme": "One Dark", // my theme\n}\n'
     path.write_text(text)
     result = run_cli("mcp", "install", "zed")
-    assert result.code != 0 and "not plain JSON" in result.err and '"context_servers"' in result.err
+    assert result.code != 0 and "not strict JSON" in result.err and '"context_servers"' in result.err
     assert path.read_text() == text and not path.with_name("settings.json.bak").exists()
 
 
