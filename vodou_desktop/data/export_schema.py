@@ -425,7 +425,6 @@ def _typed(n: int, kind: str, record: dict[str, Any], unknown: Counter[str]) -> 
             inner_known = _KNOWN_NESTED[inner_type]
             for extra in (k for k in inner if k not in inner_known):
                 unknown[f"{kind}.{name}.{_shown_name(extra)}"] += 1
-    _no_lone_surrogates(n, kind, typed)
     return typed
 
 
@@ -495,29 +494,6 @@ def _json_type(value: Any) -> str:
 def _value_words(value: Any) -> str:
     shown = json.dumps(value, ensure_ascii=True)
     return shown if len(shown) <= 40 else shown[:39] + "…"
-
-
-def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
-    if isinstance(value, str):
-        yield path, value
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from _strings(v, f"{path}.{k}" if path else str(k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _strings(v, f"{path}.{i}")
-
-
-def _no_lone_surrogates(n: int, kind: str, typed: dict[str, Any]) -> None:
-    """JSON can spell a lone UTF-16 half (``\\ud83d``); it is not text and SQLite cannot store it."""
-    try:
-        json.dumps(typed, ensure_ascii=False).encode("utf-8")  # at C speed; the walk below only names the field
-        return
-    except UnicodeEncodeError:
-        pass
-    for path, text in _strings(typed, ""):
-        if any("\ud800" <= c <= "\udfff" for c in text):
-            raise _Refused(n, f"{_kind_words(kind)}: field {path} holds a lone surrogate (\\ud800-\\udfff), not text")
 
 
 def _meaning(n: int, kind: str, r: dict[str, Any]) -> None:

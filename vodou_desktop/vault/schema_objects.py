@@ -53,17 +53,32 @@ def _normalised(sql: str | None) -> str:
     return _SPACE.sub(" ", sql or "").strip()
 
 
+def _rows(conn: apsw.Connection) -> list[tuple[str, str, str, str | None]]:
+    return [(str(t), str(n), str(tbl), sql) for t, n, tbl, sql in
+            conn.execute("SELECT type, name, tbl_name, sql FROM main.sqlite_schema")]
+
+
 def objects_of(conn: apsw.Connection) -> Objects:
-    rows = conn.execute("SELECT type, name, tbl_name, sql FROM main.sqlite_schema")
-    return {(str(t), str(n)): (str(tbl), _normalised(sql)) for t, n, tbl, sql in rows}
+    return {(kind, name): (table, _normalised(sql)) for kind, name, table, sql in _rows(conn)}
 
 
-_expected: dict[tuple[str, ...], Objects] = {}
+@dataclass(frozen=True)
+class _Expected:
+    objects: Objects
+    raw: dict[tuple[str, str], tuple[str, str | None]]  # as SQLite stored them: compared first, at no cost
+    shadows: frozenset[str]  # the shadow tables of the vault's own full-text indexes
+
+
+_expected: dict[tuple[str, ...], _Expected] = {}
 _expected_lock = threading.Lock()
 
 
 def expected_objects(done: Sequence[str], migrations: Sequence[Migration] = MIGRATIONS) -> Objects:
     """What the migrations named ``done`` (in that order) create on a blank vault."""
+    return _expected_for(done, migrations).objects
+
+
+def _expected_for(done: Sequence[str], migrations: Sequence[Migration]) -> _Expected:
     key = tuple(done)
     with _expected_lock:
         if key in _expected and migrations is MIGRATIONS:
@@ -74,34 +89,37 @@ def expected_objects(done: Sequence[str], migrations: Sequence[Migration] = MIGR
     conn = apsw.Connection(":memory:")
     try:
         migrate(conn, ":memory:", [(name, steps[name]) for name in done if name in steps])
-        found = objects_of(conn)
+        rows = _rows(conn)
     finally:
         conn.close()
+    objects = {(kind, name): (table, _normalised(sql)) for kind, name, table, sql in rows}
+    fts = {name for (kind, name), (_, sql) in objects.items()
+           if kind == "table" and sql.upper().startswith("CREATE VIRTUAL TABLE") and "USING FTS5" in sql.upper()}
+    made = _Expected(objects, {(kind, name): (table, sql) for kind, name, table, sql in rows},
+                     frozenset(f"{table}{suffix}" for table in fts for suffix in FTS_SHADOWS))
     if migrations is MIGRATIONS:
         with _expected_lock:
-            _expected[key] = found
-    return found
-
-
-def _fts_tables(objects: Objects) -> set[str]:
-    return {name for (kind, name), (_, sql) in objects.items()
-            if kind == "table" and sql.upper().startswith("CREATE VIRTUAL TABLE") and "USING FTS5" in sql.upper()}
+            _expected[key] = made
+    return made
 
 
 def differences(conn: apsw.Connection, done: Sequence[str],
                 migrations: Sequence[Migration] = MIGRATIONS) -> list[Difference]:
     """How ``conn``'s schema differs from what its recorded migrations make (empty: it is as made)."""
-    found, wanted = objects_of(conn), expected_objects(done, migrations)
-    shadows = {f"{table}{suffix}" for table in _fts_tables(wanted) for suffix in FTS_SHADOWS}
+    wanted = _expected_for(done, migrations)
+    found: set[tuple[str, str]] = set()
     out: list[Difference] = []
-    for (kind, name), (table, sql) in sorted(found.items()):
+    for kind, name, table, sql in sorted(_rows(conn)):
+        found.add((kind, name))
         if kind == "table" and name in SQLITE_OWN:
             continue
-        if (kind, name) not in wanted:
+        if (kind, name) not in wanted.objects:
             out.append(Difference("extra", kind, name, table))
-        elif wanted[(kind, name)] != (table, sql) and not (kind == "table" and name in shadows):
+        elif wanted.raw[(kind, name)] == (table, sql) or (kind == "table" and name in wanted.shadows):
+            continue
+        elif wanted.objects[(kind, name)] != (table, _normalised(sql)):
             out.append(Difference("changed", kind, name, table))
-    for (kind, name), (table, _) in sorted(wanted.items()):
+    for (kind, name), (table, _) in sorted(wanted.objects.items()):
         if (kind, name) not in found:
             out.append(Difference("missing", kind, name, table))
     return out

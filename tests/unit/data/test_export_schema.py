@@ -51,3 +51,31 @@ def test_the_format_page_names_every_record_type_and_field() -> None:
         assert row is not None, f"docs/export-format.md has no row for {kind}"
         missing = [f for f in fields_of(kind) if f"`{f}`" not in row]
         assert missing == [], (kind, missing)
+
+
+def test_no_string_field_of_any_record_takes_a_lone_surrogate(tmp_path: Path) -> None:
+    """JSON can spell half of a UTF-16 pair alone; no field anywhere may carry one to the vault."""
+    import pytest
+
+    from vodou_desktop.data.export_schema import check_records
+    from vodou_desktop.errors import InvalidInput
+
+    vault = tmp_path / "v.sqlite"
+    _seed(vault)
+    dump = tmp_path / "dump.jsonl"
+    assert run_cli("--vault", str(vault), "export", "--include-forgotten", str(dump)).code == 0
+    records = [json.loads(line) for line in dump.read_text().splitlines()]
+    header, tried = records[0], 0
+    for record in records[1:]:
+        for name, value in record.items():
+            targets = [(record, name)] if isinstance(value, str) and name != "type" else []
+            if isinstance(value, dict):
+                targets = [(value, k) for k, v in value.items() if isinstance(v, str)]
+            for holder, key in targets:
+                kept = holder[key]
+                holder[key] = "a \ud83d alone"
+                with pytest.raises(InvalidInput, match="lone surrogate"):
+                    check_records([header, record])
+                holder[key] = kept
+                tried += 1
+    assert tried > 50
