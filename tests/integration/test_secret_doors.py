@@ -435,8 +435,6 @@ def test_every_writer_of_free_text_runs_the_filter() -> None:
     assert not {name for name, scrubs in writers.items() if scrubs} & (set(REVIEWED) | set(KNOWN_GAPS))
 
 
-@pytest.mark.xfail(strict=True, reason="import writes every setting record it finds (issue 31 item 2, the import "
-                                       "rewrite's allowlist); secret_filter.* must not be on it")
 def test_an_export_file_cannot_turn_the_filter_off(tmp_path: Path) -> None:
     vault = tmp_path / "v.sqlite"
     hostile = tmp_path / "hostile.jsonl"

@@ -32,27 +32,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def cmd_import_vodou(args: argparse.Namespace) -> int:
-    records = read_jsonl(args.file)
+    checked = read_jsonl(args.file)  # the whole file, before the vault is even opened
     with Runtime.open(args.vault, embedder="none") as rt:
-        report = import_records(rt.vault, records)
+        report = import_records(rt.vault, checked)
     if args.json:
         print_json(report.as_json())
         return 0
-    counts = report.counts
-    print(f"imported {plural(counts['memory'], 'memory')}, {plural(counts['document'], 'library document')}, "
-          f"{plural(counts['operator_memory'], 'operator memory')}, {plural(counts['site_rule'], 'site rule')}"
-          f" and {plural(counts['entity'], 'entity')}; meaning search catches up as they are embedded")
-    if report.ids_kept:
-        print("every memory kept its id")
-    elif report.memory_ids:
-        shown = ", ".join(f"#{old} → #{new}" for old, new in list(report.memory_ids.items())[:MAPPING_SHOWN])
-        more = len(report.memory_ids) - MAPPING_SHOWN
-        print(f"{plural(len(report.memory_ids), 'memory')} got a new id (this vault already held memories): "
-              f"{shown}{f' and {more} more (all with --json)' if more > 0 else ''}")
+    for line in report.sentences():
+        print(line)
     return 0
 
-
-MAPPING_SHOWN = 20
 
 
 def _progress(done: int, total: int) -> None:

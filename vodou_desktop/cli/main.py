@@ -22,6 +22,7 @@ import apsw
 
 from vodou_desktop import __version__, paths, resources
 from vodou_desktop.cli.ids import resolve_id
+from vodou_desktop.controls import escape_controls, terminal_safe_stdout
 from vodou_desktop.errors import InvalidInput, KnownError, VaultUnavailable, from_sqlite
 from vodou_desktop.vault import cipher
 from vodou_desktop.vault.atomic import refuse_to_replace
@@ -121,6 +122,12 @@ def check_vault_exists(args: argparse.Namespace) -> None:
     raise VaultUnavailable(f"no vault yet at {path}; the first memory you add makes it (vodou mem add TEXT)")
 
 
+def _error_line(exc: BaseException) -> None:
+    """The one line of an error the person can act on, on stderr; a file name or a value it quotes
+    cannot drive the terminal either."""
+    print(f"vodou: error: {escape_controls(str(exc), single_line=True)}", file=sys.stderr)
+
+
 def main(argv: Sequence[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(list(argv))
@@ -132,7 +139,7 @@ def main(argv: Sequence[str]) -> int:
         check_vault_arg(args.vault)
         check_vault_exists(args)
     except KnownError as exc:
-        print(f"vodou: error: {exc}", file=sys.stderr)
+        _error_line(exc)
         return EXIT_USAGE
     if args.command is None:
         from vodou_desktop.app import main as app_main  # Qt only when the tray app is wanted
@@ -141,15 +148,16 @@ def main(argv: Sequence[str]) -> int:
     _ask_passphrase_on_terminal()
     try:
         resolve_id(args)
-        return int(args.func(args) or 0)
+        with terminal_safe_stdout():  # a memory's text never drives the terminal, whatever it holds
+            return int(args.func(args) or 0)
     except KnownError as exc:
-        print(f"vodou: error: {exc}", file=sys.stderr)
+        _error_line(exc)
         return EXIT_USAGE
     except apsw.Error as exc:  # an environment error that escaped the vault's own translation
         known = from_sqlite(exc, paths.vault_path(args.vault))
         if known is None:
             raise  # our bug: the traceback is ours to read
-        print(f"vodou: error: {known}", file=sys.stderr)
+        _error_line(known)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("vodou: interrupted", file=sys.stderr)

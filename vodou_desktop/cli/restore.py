@@ -52,6 +52,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
     print(f"restored {report.vault} from {report.restored_from}{kept}: {report.counts.sentence()}")
     if report.previous:
         print(f"the previous vault was kept as {report.previous}")
+    if report.manifest_sentence():
+        print(report.manifest_sentence())
     if report.encryption_sentence():
         print(report.encryption_sentence())
     return 0

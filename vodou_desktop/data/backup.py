@@ -33,7 +33,7 @@ import apsw
 
 from vodou_desktop import __version__
 from vodou_desktop.errors import InvalidInput, VaultUnavailable, damaged_vault, newer_vault, not_a_vault
-from vodou_desktop.vault import ALL_PROJECTS, FactFilter
+from vodou_desktop.vault import ALL_PROJECTS, FactFilter, schema_objects
 from vodou_desktop.vault import query as q
 from vodou_desktop.vault.atomic import (
     RESTORING,
@@ -174,7 +174,8 @@ def _copy(source: apsw.Connection, partial: Path, key: str | None, progress: Pro
 
 def check_copy(path: Path, key: str | None = None, *, shown: Path | None = None) -> VaultCounts:
     """Integrity of a copy (SQLite's ``integrity_check`` and FTS5's check of the full-text index)
-    and what it holds; refuses a non-vault and a newer schema. Every refusal is one line, naming
+    and what it holds; refuses a non-vault, a newer schema and schema objects the migrations do not
+    make (``schema_objects``). Every refusal is one line, naming
     ``shown`` (the vault a fresh copy was taken from) or else ``path``."""
     shown = shown or path
     conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
@@ -191,6 +192,9 @@ def check_copy(path: Path, key: str | None = None, *, shown: Path | None = None)
                 raise not_a_vault(shown)
             if [name for name in done if name not in {n for n, _ in MIGRATIONS}]:
                 raise newer_vault(shown, "vault" if shown != path else "copy")
+            # a trigger, table or view of its own would run inside the vault's statements (and outlive an erase)
+            schema_objects.refuse_foreign(conn, shown, done, what="vault" if shown != path else "copy",
+                                          outcome="it was not used and nothing was changed")
             counts = count_contents(conn)
     finally:
         conn.close()
@@ -286,6 +290,12 @@ def read_manifest(backup: Path) -> dict[str, object] | None:
     return data
 
 
+def missing_manifest(backup: Path) -> str:
+    """The words for a backup without its manifest: named, never passed over in silence."""
+    return (f"{manifest_path(backup).name} is missing: nothing says what the file held when it was made, so only "
+            "its own checks vouch for it")
+
+
 @dataclass(frozen=True)
 class Verification:
     path: Path
@@ -296,7 +306,7 @@ class Verification:
 
     def sentence(self) -> str:
         lock = "encrypted" if self.encrypted else "not encrypted"
-        checked = "matches its manifest, " if self.manifest else "has no manifest (made before manifests), "
+        checked = "matches its manifest, " if self.manifest else f"has no manifest ({missing_manifest(self.path)}), "
         return (f"{self.path} {checked}passes SQLite's integrity check and the full-text index check "
                 f"({lock}): {self.counts.sentence()}")
 
@@ -333,11 +343,17 @@ class RestoreReport:
     counts: VaultCounts
     encrypted: bool = False  # the vault, after the restore
     was_encrypted: bool = False  # the vault, before it
+    manifest: bool = True  # the backup had its manifest (else the report names it as missing)
 
     def as_json(self) -> dict[str, object]:
         return {"restored_from": str(self.restored_from), "vault": str(self.vault),
                 "previous": str(self.previous) if self.previous else None, "memories": self.counts.memories,
-                "documents": self.counts.documents, "encrypted": self.encrypted}
+                "documents": self.counts.documents, "encrypted": self.encrypted, "manifest": self.manifest}
+
+    def manifest_sentence(self) -> str:
+        if self.manifest:
+            return ""
+        return f"note: {self.restored_from.name} has no manifest ({missing_manifest(self.restored_from)})"
 
     def encryption_sentence(self) -> str:
         """What became of encryption at rest, when the restore changed it or kept it against the backup."""
@@ -404,7 +420,7 @@ def restore_vault(backup: Path, vault: Path, *, encrypt_with: str | None = None)
                 remove_with_side_files(incoming)
             raise
     return RestoreReport(backup, vault, previous, checked.counts, encrypted=is_encrypted(vault),
-                         was_encrypted=was_encrypted)
+                         was_encrypted=was_encrypted, manifest=checked.manifest is not None)
 
 
 def _encrypt_copy(path: Path, key: str) -> None:

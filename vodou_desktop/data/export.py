@@ -3,19 +3,23 @@
 JSONL: one object per line, each with a ``type``: ``header``, ``setting``, ``site_rule``, ``project``,
 ``entity``, ``operation`` (the forgets that hid exported memories, so undo still works after an
 import), ``source_event`` (the input labels of the capture batches the memories came from),
-``memory``, ``document``, ``operator_memory``, ``operator_memory_history``.
+``memory``, ``document``, ``operator_memory``, ``operator_memory_history``. Each record type has a
+written schema (``export_schema``, docs/export-format.md); an import checks the whole file against it
+before it writes anything, and writes through the product's own column lists only.
 
 Every row carries its id in the vault (memories, their sources, documents and their chunks,
 entities, source events), and each memory its conversation (``thread_id``: the id of the thread's
 first memory, and ``thread_seq``), and each memory its global id (``sync_id``, the one every synced
-device knows it by). An import into an empty vault keeps every id and global id, so an id an AI
-client kept still names the same memory and a synced device still recognises it; into a vault that
-already holds memories it gives new ids and new global ids (the copies are new memories there) and
-reports old → new. What sync keeps per device (its journal, clocks, what it applied from whom) is
-not exported. A fact group is named by a memory's id (as in the vault). Memories and
-documents are also numbered in export order (``ref``); lineage and supersession refer to those
-numbers. Forgotten memories are left out unless asked for; erased
-ones are gone from the vault and so can never be exported. Embeddings and the keyword index are not
+device knows it by). An import into an empty vault keeps every id, so an id an AI client kept still
+names the same memory; into a vault that already holds memories it gives new ids (reported old →
+new). Every import keeps the global ids, so a memory already in the vault (by its global id, else by
+its text, project and source) is not added again but merged by the rules sync uses: importing a
+file twice leaves the vault as importing it once. Only the settings export writes
+(``export_schema.EXPORTED_SETTINGS``) travel; sync's state, keys and the other settings of this
+computer never leave it and are never taken from a file. A fact group is named by a memory's id (as
+in the vault). Memories and documents are also numbered in export order (``ref``); lineage and
+supersession refer to those numbers. Forgotten memories are left out unless asked for; erased ones
+are gone from the vault and so can never be exported. Embeddings and the keyword index are not
 exported: they are derived again. Version 1 files (without ids) still import, with new ids.
 """
 
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import IO, Any
@@ -31,17 +35,29 @@ from typing import IO, Any
 import apsw
 
 from vodou_desktop import __version__
+from vodou_desktop.controls import markdown_inline, markdown_lines
 from vodou_desktop.data import copies
+from vodou_desktop.data.export_schema import (
+    FORMAT,
+    FORMAT_VERSION,
+    ExportFile,
+    check_records,
+    is_exported_setting,
+    read_export,
+)
 from vodou_desktop.errors import InvalidInput
+from vodou_desktop.governance.opm import CATEGORIES
 from vodou_desktop.vault import ALL_PROJECTS, Change, Fact, FactFilter, Vault
 from vodou_desktop.vault import query as q
+from vodou_desktop.vault import sync_store as st
 from vodou_desktop.vault import transfer as t
 from vodou_desktop.vault.atomic import open_new
+from vodou_desktop.words import plural
 
-FORMAT = "vodou-export"
-FORMAT_VERSION = 2
-READABLE_VERSIONS = (1, 2)
 PAGE = 1000
+MAPPING_SHOWN = 20  # memories whose id changed, named in an import's report
+SETTINGS_SHOWN = 5
+FIELDS_SHOWN = 5
 
 
 @dataclass(frozen=True)
@@ -60,7 +76,7 @@ def export_records(conn: apsw.Connection, scope: ExportScope) -> Iterator[dict[s
     yield {"type": "header", "format": FORMAT, "version": FORMAT_VERSION, "vodou": __version__,
            "project": scope.project, "include_forgotten": scope.include_forgotten}
     for row in t.table_rows(conn, "settings", "key"):
-        if not t.is_private_setting(row["key"]):
+        if is_exported_setting(row["key"]):  # the allowlist: this computer's own settings never leave it
             yield {"type": "setting", **row}
     for row in t.table_rows(conn, "site_rules", "host"):
         yield {"type": "site_rule", **row}
@@ -160,6 +176,9 @@ def write_export_file(path: Path, write: Callable[[IO[str]], dict[str, int]], *,
 # -- Markdown: for reading, not for import ---------------------------------------------------------
 
 def write_markdown(vault: Vault, scope: ExportScope, out: IO[str]) -> dict[str, int]:
+    """Every memory as literal Markdown: a memory's text can neither open a heading, a list or an
+    HTML block nor leave its list item (``controls.markdown_lines``), and control characters are
+    shown escaped."""
     records = vault.read(lambda conn: list(export_records(conn, scope)))
     counts: dict[str, int] = {}
     for record in records:
@@ -170,28 +189,28 @@ def write_markdown(vault: Vault, scope: ExportScope, out: IO[str]) -> dict[str, 
         if r["type"] == "memory":
             by_project.setdefault(r["project"] or "Global (every project)", []).append(r)
     for project in sorted(by_project):
-        out.write(f"## {project}\n\n")
+        out.write(f"## {markdown_inline(project)}\n\n")
         for m in by_project[project]:
-            out.write(f"- {m['text']}\n  {_memory_meta(m)}\n")
+            out.write(f"- {markdown_lines(m['text'], '  ')}\n  {_memory_meta(m)}\n")
         out.write("\n")
     docs = [r for r in records if r["type"] == "document"]
     if docs:
         out.write("## Library documents\n\n")
         for d in docs:
-            out.write(f"### {d['title'] or d['source']['url'] or 'Untitled'}\n\n")
-            out.write(f"_{d['source']['url'] or 'no address'} · saved {d['created_at']}_\n\n")
-            out.write("\n\n".join(d["chunks"]) + "\n\n")
+            out.write(f"### {markdown_inline(d['title'] or d['source']['url'] or 'Untitled')}\n\n")
+            out.write(f"_{markdown_inline(d['source']['url'] or 'no address')} · saved {d['created_at']}_\n\n")
+            out.write("\n\n".join(markdown_lines(chunk) for chunk in d["chunks"]) + "\n\n")
     opm = [r for r in records if r["type"] == "operator_memory"]
     if opm:
         out.write("## Operator memory\n\n")
         for o in opm:
-            out.write(f"- **{o['category']}**: {o['content']}\n")
+            out.write(f"- **{markdown_inline(o['category'])}**: {markdown_lines(o['content'], '  ')}\n")
         out.write("\n")
     rules = [r for r in records if r["type"] == "site_rule"]
     if rules:
         out.write("## Site rules\n\n")
         for rule in rules:
-            out.write(f"- {rule['host']}: {rule['mode']}\n")
+            out.write(f"- {markdown_inline(rule['host'])}: {rule['mode']}\n")
     return counts
 
 
@@ -199,101 +218,205 @@ def _memory_meta(m: dict[str, Any]) -> str:
     src = m["source"]
     parts = [f"{m['kind']}", f"tier {src['tier']}", f"from {src['kind']}"]
     if src["url"]:
-        parts.append(f"<{src['url']}>")
+        parts.append(markdown_inline(src["url"]))
     if src["title"]:
-        parts.append(f"“{src['title']}”")
+        parts.append(f"“{markdown_inline(src['title'])}”")
     if src["tool"]:
-        parts.append(f"via {src['tool']}")
+        parts.append(f"via {markdown_inline(src['tool'])}")
     if m["scope"]:
-        parts.append(f"scope {m['scope']}")
+        parts.append(f"scope {markdown_inline(m['scope'])}")
     parts.append(f"saved {m['created_at']}")
     if m["valid_at"]:
         parts.append(f"true at {m['valid_at']} ({m['valid_precision']})")
     if m["revision"] > 1:
         parts.append(f"revision {m['revision']}")
     if m["superseded_by"]:
-        parts.append(f"replaced by #{m['superseded_by']}")
+        parts.append(f"replaced by \\#{m['superseded_by']}")
     if m["pinned"]:
         parts.append("pinned")
     if m["forgotten_at"]:
         parts.append(f"forgotten {m['forgotten_at']}")
     if m["entities"]:
-        parts.append("mentions " + ", ".join(m["entities"]))
-    return f"_#{m['ref']} · " + " · ".join(parts) + "_"
+        parts.append("mentions " + ", ".join(markdown_inline(e) for e in m["entities"]))
+    return f"_\\#{m['ref']} · " + " · ".join(parts) + "_"
 
 
-# -- import (`vodou import vodou FILE`) --------------------------------------------------------------
+# -- import (`vodou import vodou FILE`, File ▸ Import…) -----------------------------------------------
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    records = []
+def is_vodou_export(path: Path) -> bool:
+    """Whether ``path`` starts like a Vodou export (its header line), so File ▸ Import… can take one
+    through the same checked import as ``vodou import vodou``; anything else goes to the other importers."""
     try:
-        with path.open(encoding="utf-8") as fh:
-            for n, line in enumerate(fh, 1):
-                if line.strip():
-                    record = json.loads(line)
-                    if not isinstance(record, dict) or "type" not in record:
-                        raise InvalidInput(f"{path}:{n}: not a Vodou export record")
-                    records.append(record)
-    except (OSError, ValueError) as exc:
-        raise InvalidInput(f"Cannot read the export {path}: {exc}") from exc
-    if not records or records[0].get("format") != FORMAT:
-        raise InvalidInput(f"{path} is not a Vodou export (JSONL written by `vodou export --format jsonl`)")
-    if records[0].get("version") not in READABLE_VERSIONS:
-        raise InvalidInput(f"{path} is a Vodou export of version {records[0].get('version')}; "
-                           f"this Vodou reads versions {', '.join(map(str, READABLE_VERSIONS))}")
-    return records
+        with path.open("rb") as fh:
+            first = fh.readline(4096).lstrip(b"\xef\xbb\xbf")
+    except OSError:
+        return False
+    try:
+        header = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(header, dict) and header.get("type") == "header" and header.get("format") == FORMAT
+
+
+def read_jsonl(path: Path) -> ExportFile:
+    """Read and check a whole export before anything is written (``export_schema``): one line naming
+    the line and the field at the first problem."""
+    return read_export(path)
 
 
 @dataclass(frozen=True)
 class ImportReport:
-    counts: dict[str, int]
+    counts: dict[str, int]  # records of each kind written now
     ids_kept: bool  # into an empty vault every exported id is kept
     memory_ids: dict[int, int]  # exported id → id in this vault, for memories whose id changed
+    already_here: dict[str, int] = field(default_factory=dict)  # records of each kind this vault held already
+    erased_here: int = 0  # memories erased on this computer: an import never brings them back
+    settings_skipped: tuple[str, ...] = ()  # settings only this computer may set (sync, keys, pause…)
+    unknown_fields: dict[str, int] = field(default_factory=dict)  # "memory.colour" → records that had it
+
+    def sentences(self) -> list[str]:
+        """What the import did, in a few lines: what it wrote, what the vault held already, what it
+        skipped and why (the CLI prints them; the app shows them)."""
+        counts = self.counts
+        lines = [f"imported {plural(counts['memory'], 'memory')}, {plural(counts['document'], 'library document')}, "
+                 f"{plural(counts['operator_memory'], 'operator memory')}, {plural(counts['site_rule'], 'site rule')}"
+                 f" and {plural(counts['entity'], 'entity')}; meaning search catches up as they are embedded"]
+        held = [plural(n, kind.replace("_", " ")) for kind, n in self.already_here.items() if n and kind != "setting"]
+        if held:
+            lines.append(f"already in this vault, not added again: {', '.join(held)}")
+        if self.erased_here:
+            lines.append(f"{_were(self.erased_here, 'memory')} erased on this computer: left out (erased is for good)")
+        if self.settings_skipped:
+            n = len(self.settings_skipped)
+            shown = ", ".join(self.settings_skipped[:SETTINGS_SHOWN]) + (" …" if n > SETTINGS_SHOWN else "")
+            lines.append(f"{plural(n, 'setting')} that only this computer may set {'was' if n == 1 else 'were'} "
+                         f"skipped ({shown})")
+        if self.unknown_fields:
+            named = list(self.unknown_fields.items())
+            fields = ", ".join(f"{name} ({plural(n, 'record')})" for name, n in named[:FIELDS_SHOWN])
+            more = len(named) - FIELDS_SHOWN
+            lines.append(f"skipped fields this Vodou does not know (a newer version's?): {fields}"
+                         f"{f' and {more} more' if more > 0 else ''}")
+        if self.ids_kept:
+            lines.append("every memory kept its id")
+        elif self.memory_ids:
+            n = len(self.memory_ids)
+            shown = ", ".join(f"#{old} → #{new}" for old, new in list(self.memory_ids.items())[:MAPPING_SHOWN])
+            more = n - MAPPING_SHOWN
+            lines.append(f"{plural(n, 'memory')} {'has' if n == 1 else 'have'} another id in this vault (it already "
+                         f"held memories): {shown}{f' and {more} more (all with --json)' if more > 0 else ''}")
+        return lines
 
     def as_json(self) -> dict[str, Any]:
         return {**self.counts, "ids_kept": self.ids_kept,
-                "memory_ids": {str(old): new for old, new in self.memory_ids.items()}}
+                "memory_ids": {str(old): new for old, new in self.memory_ids.items()},
+                "already_here": self.already_here, "erased_here": self.erased_here,
+                "settings_skipped": list(self.settings_skipped), "unknown_fields": self.unknown_fields}
 
 
-def import_records(vault: Vault, records: list[dict[str, Any]]) -> ImportReport:
-    """Write an export in one transaction. Into an empty vault every id is kept; into one that already
-    holds memories they get new ids (reported), and its own settings, site rules and projects win."""
+def import_records(vault: Vault, records: ExportFile | list[dict[str, Any]]) -> ImportReport:
+    """Write a checked export in one transaction (a list of records is checked first, the same way).
 
-    def of(kind: str) -> list[dict[str, Any]]:
-        return [{k: v for k, v in r.items() if k != "type"} for r in records if r["type"] == kind]
+    Into an empty vault every id is kept. Into one that already holds memories they get new ids
+    (reported); what the vault holds already is not added again (a memory by its global id, else by
+    its text, project and source; a document by its text, address and project) and is merged by the
+    rules sync uses (``transfer.merge_fact``); its own settings, site rules, projects and operator
+    memory win. Importing a file twice, or again after an import was killed, leaves the vault as one
+    import does."""
+    checked = records if isinstance(records, ExportFile) else check_records(records)
 
     def job(conn: apsw.Connection, change: Change) -> ImportReport:
-        ids = t.Ids(keep=t.is_empty(conn) and records[0].get("version") == FORMAT_VERSION)
-        t.insert_rows(conn, change, "settings", of("setting"), replace=ids.keep)
-        t.insert_rows(conn, change, "site_rules", of("site_rule"), replace=ids.keep)
-        t.insert_rows(conn, change, "projects", of("project"), replace=ids.keep)
+        ids = t.Ids(keep=t.is_empty(conn) and checked.version == FORMAT_VERSION)
+        added: dict[str, int] = {}
+        here: dict[str, int] = {}
+
+        def count(kind: str, new: bool) -> None:
+            target = added if new else here
+            target[kind] = target.get(kind, 0) + 1
+
+        settings = checked.of("setting")
+        added["setting"] = t.insert_settings(conn, change, settings)
+        here["setting"] = len(settings) - added["setting"]
+        added["site_rule"] = t.insert_site_rules(conn, change, checked.of("site_rule"))
+        here["site_rule"] = len(checked.of("site_rule")) - added["site_rule"]
+        t.insert_projects(conn, change, checked.of("project"))
         entity_ids = {e["name"]: t.insert_entity(conn, change, e["name"], e["created_at"], e["aliases"],
                                                  ids.wanted(e.get("id")))
-                      for e in of("entity")}
-        for op in of("operation"):
-            t.insert_operation(conn, change, op)
-        for event in of("source_event"):
-            t.insert_source_event(conn, change, event, ids)
-        refs: dict[int, int] = {}
-        for m in sorted(of("memory"), key=lambda m: (m.get("id") or 0, m["ref"])):
-            predecessor = refs.get(m["predecessor"]) if m["predecessor"] else None
-            refs[m["ref"]] = t.import_fact(conn, change, m, predecessor, entity_ids, ids)
-        t.set_superseded_by(conn, change, [(refs[m["ref"]], refs[m["superseded_by"]]) for m in of("memory")
-                                           if m["superseded_by"] in refs])
+                      for e in checked.of("entity")}
+        for event in checked.of("source_event"):
+            count("source_event", t.insert_source_event(conn, change, event, ids))
+        refs, was_here, erased, merged = _import_memories(conn, change, checked, ids, entity_ids, count)
+        pairs = [(refs[m["ref"]], refs[m["superseded_by"]], m["superseded_at"], m["ref"] in was_here)
+                 for m in checked.of("memory") if m["superseded_by"] in refs and m["ref"] in refs]
+        merged |= t.set_superseded_by(conn, change, pairs)
         if not ids.keep:
-            t.renumber_groups(conn, change, [(refs[m["ref"]], m["group"]) for m in of("memory")
-                                             if m["group"] is not None], ids)
-        for d in sorted(of("document"), key=lambda d: d["ref"]):
-            t.import_document(conn, change, d, ids)
-        t.insert_rows(conn, change, "operator_memory", of("operator_memory"), replace=ids.keep)
-        history = of("operator_memory_history")
-        if not ids.keep:
-            history = [{k: v for k, v in h.items() if k != "id"} for h in history]
-        t.insert_rows(conn, change, "operator_memory_history", history, replace=ids.keep)
-        counts = {kind: len(of(kind)) for kind in ("memory", "document", "entity", "site_rule", "operator_memory",
-                                                   "source_event")}
+            t.renumber_groups(conn, change, [(refs[m["ref"]], m["group"]) for m in checked.of("memory")
+                                             if m["group"] is not None and m["ref"] in refs
+                                             and m["ref"] not in was_here], ids)
+        for op in checked.of("operation"):  # after the memories: an operation names a memory by its id here
+            t.insert_operation(conn, change, op, ids)
+        if merged:  # what follows from the merged state, as after a sync
+            st.normalize(conn, change, merged)
+        for d in sorted(checked.of("document"), key=lambda d: d["ref"]):
+            found = None if ids.keep else t.document_here(conn, d)
+            if found is None:
+                t.import_document(conn, change, d, ids)
+            else:
+                t.merge_document(conn, change, found, d)
+            count("document", found is None)
+        opm_added = [t.insert_operator_memory(conn, change, o) for o in checked.of("operator_memory")]
+        for new in opm_added:
+            count("operator_memory", new)
+        for h in checked.of("operator_memory_history"):
+            t.insert_operator_history(conn, change, h, ids)
+        if not ids.keep and any(opm_added):  # two vaults' operator memory: no category past its ceiling
+            st.enforce_ceilings(conn, change, {name: c.ceiling for name, c in CATEGORIES.items()})
+        counts = {kind: added.get(kind, 0) for kind in ("memory", "document", "entity", "site_rule",
+                                                        "operator_memory", "source_event", "setting")}
+        counts["entity"] = len(checked.of("entity"))
         moved = {old: new for old, new in ids.chunks.items() if old != new}
-        return ImportReport(counts, ids.keep, dict(sorted(moved.items())))
+        return ImportReport(counts, ids.keep, dict(sorted(moved.items())),
+                            already_here={k: v for k, v in here.items() if v},
+                            erased_here=erased, settings_skipped=tuple(checked.private_settings),
+                            unknown_fields=dict(sorted(checked.unknown_fields.items())))
 
     report: ImportReport = vault.write(job)
     return report
+
+
+def _were(n: int, word: str) -> str:
+    return f"{plural(n, word)} {'was' if n == 1 else 'were'}"
+
+
+def _import_memories(conn: apsw.Connection, change: Change, checked: ExportFile, ids: t.Ids,
+              entity_ids: dict[str, int], count: Callable[[str, bool], None]
+              ) -> tuple[dict[int, int], set[int], int, set[int]]:
+    """Every memory record: written, found here already (and merged), or left out because it was
+    erased here (with the revisions that follow it). Returns ref → id here, the refs found here, how
+    many were erased here, and the ids here whose state the merge changed."""
+    refs: dict[int, int] = {}
+    was_here: set[int] = set()
+    erased: set[int] = set()
+    merged: set[int] = set()
+    here = t.MemoriesHere(conn, [] if ids.keep else checked.of("memory"))
+    for m in sorted(checked.of("memory"), key=lambda m: (m.get("id") or 0, m["ref"])):
+        if t.erased_here(conn, m) or (m["predecessor"] is not None and m["predecessor"] in erased):
+            erased.add(m["ref"])
+            continue
+        found = None if ids.keep else here.find(m)
+        if found is not None:
+            refs[m["ref"]] = found
+            was_here.add(m["ref"])
+            if m.get("id") is not None:
+                ids.chunks[m["id"]] = found
+            if t.merge_fact(conn, change, found, m, entity_ids):
+                merged.add(found)
+            count("memory", False)
+            continue
+        predecessor = refs.get(m["predecessor"]) if m["predecessor"] else None
+        refs[m["ref"]] = t.import_fact(conn, change, m, predecessor, entity_ids, ids)
+        here.added(refs[m["ref"]], m)
+        if m["predecessor"] in was_here:  # a revision of a memory already here: settled as sync settles forks
+            merged |= {refs[m["ref"]], predecessor or 0} - {0}
+        count("memory", True)
+    return refs, was_here, len(erased), merged

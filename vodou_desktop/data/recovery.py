@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vodou_desktop.errors import Conflict, InvalidInput, KnownError
-from vodou_desktop.vault import cipher
+from vodou_desktop.vault import cipher, schema_objects
 from vodou_desktop.vault.atomic import write_text
 from vodou_desktop.vault.keystore import VaultKeyStore
 
@@ -140,6 +140,9 @@ def restore_key(typed: str, check: Path | None, store: VaultKeyStore | None = No
     if target is not None and not cipher.key_opens(target, key):
         raise InvalidInput(f"This recovery key is well formed but does not open {target}: it belongs to another "
                            "vault or installation; nothing was changed.")
+    if check is not None and check.is_file():  # the file the key is for must be one Vodou would open
+        schema_objects.refuse_foreign_file(check, key if target is not None else None, what="file",
+                                           outcome="the key was not kept and nothing was changed")
     stored = store.get()
     if stored == key:
         return KeyRestored(target, store.storage, already_there=True)

@@ -14,6 +14,7 @@ from it. File-level problems (missing, huge, truncated, not JSON) raise ``Invali
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,6 +32,15 @@ class MalformedConversation(ValueError):
     """One conversation of an export cannot be read; the rest of the file can."""
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def text_only(value: str) -> str:
+    """JSON can spell half of a UTF-16 pair alone (``\\ud83d``): that is not text and SQLite cannot
+    store it, so it becomes U+FFFD (the rest of the message is kept)."""
+    return _LONE_SURROGATE.sub("\ufffd", value)
+
+
 @dataclass(frozen=True)
 class Message:
     id: str
@@ -38,12 +48,20 @@ class Message:
     text: str
     at: str | None  # ISO 8601 UTC: when the message was written
 
+    def __post_init__(self) -> None:  # every string an export gives is text before it goes further
+        object.__setattr__(self, "id", text_only(self.id))
+        object.__setattr__(self, "text", text_only(self.text))
+
 
 @dataclass(frozen=True)
 class Conversation:
     id: str
     title: str | None
     messages: tuple[Message, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "id", text_only(self.id))
+        object.__setattr__(self, "title", None if self.title is None else text_only(self.title))
 
 
 def load_export(path: Path, max_bytes: int = MAX_EXPORT_BYTES) -> list[Any]:

@@ -1,7 +1,8 @@
 """File ▸ Import…: a ChatGPT or Claude export imported as long work, with progress and Cancel (UI-5).
 
 The format is guessed from the file. Cancel stops between conversations: each conversation lands
-whole or not at all, so what was imported before the cancel stays and a new import skips it.
+whole or not at all, so what was imported before the cancel stays and a new import skips it. A
+Vodou export goes through the same checked import as ``vodou import vodou`` (one transaction).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QFileDialog, QWidget
 
+from vodou_desktop.data.export import ImportReport as VodouImportReport
+from vodou_desktop.data.export import import_records, is_vodou_export, read_jsonl
 from vodou_desktop.ingest.importer import AUTO, ImportReport, import_export
 from vodou_desktop.ingest.settle import settle_new_facts
 from vodou_desktop.ui.long_work import JobProgressDialog, LongJob, Progress
@@ -19,19 +22,24 @@ from vodou_desktop.ui.services import Services
 from vodou_desktop.vault import Vault
 from vodou_desktop.words import plural
 
-FILE_FILTER = "Conversation exports (conversations.json *.json);;All files (*)"
+FILE_FILTER = ("Exports (conversations.json *.json *.jsonl);;Conversation exports (conversations.json *.json);;"
+               "Vodou exports (*.jsonl);;All files (*)")
 
 
 def import_job(vault: Vault, path: Path, fmt: str = AUTO, parent: Any = None) -> LongJob:
-    def work(progress: Progress, cancel: threading.Event) -> tuple[ImportReport, bool]:
+    def work(progress: Progress, cancel: threading.Event) -> tuple[ImportReport | VodouImportReport, bool]:
+        if fmt == AUTO and is_vodou_export(path):
+            return import_records(vault, read_jsonl(path)), False
         report = import_export(vault, path, fmt, progress=progress, cancel=cancel)
         settle_new_facts(vault, report.fact_ids)
         return report, cancel.is_set()
 
-    return LongJob("Importing conversations", work, parent)
+    return LongJob("Importing", work, parent)
 
 
-def summary(report: ImportReport, cancelled: bool) -> str:
+def summary(report: ImportReport | VodouImportReport, cancelled: bool) -> str:
+    if isinstance(report, VodouImportReport):
+        return "Import finished: " + "; ".join(report.sentences()) + "."
     done = (f"{plural(report.imported, 'conversation')} of {report.conversations} imported from "
             f"{report.format}: {plural(report.facts, 'new memory')}")
     skipped = f"; {len(report.malformed)} unreadable skipped" if report.malformed else ""
@@ -47,11 +55,11 @@ class Importer:
         self.job: LongJob | None = None
         self.dialog: JobProgressDialog | None = None
         self.last_summary = ""
-        self.last_report: ImportReport | None = None
+        self.last_report: ImportReport | VodouImportReport | None = None
 
     def choose_and_start(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self._parent, "Import a ChatGPT or Claude export", str(Path.home()),
-                                              FILE_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self._parent, "Import a ChatGPT, Claude or Vodou export",
+                                              str(Path.home()), FILE_FILTER)
         if path:
             self.start(Path(path))
 
@@ -68,7 +76,7 @@ class Importer:
         job.start()
         return job
 
-    def _finished(self, result: tuple[ImportReport, bool]) -> None:
+    def _finished(self, result: tuple[ImportReport | VodouImportReport, bool]) -> None:
         self.last_report = result[0]
         self.last_summary = summary(*result)
         self._services.messages.info(self.last_summary)

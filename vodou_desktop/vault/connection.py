@@ -111,14 +111,37 @@ def quick_check_before_first_write(conn: apsw.Connection, path: Path) -> None:
 
 
 def _check_is_vault(conn: apsw.Connection, path: Path) -> None:
-    """Refuse a file that is not a database, or another program's database, before any pragma
-    (WAL switch included) could write to it."""
+    """Refuse a file that is not a database, or another program's database, or a vault whose schema
+    holds anything its migrations do not make (a planted trigger, table, view or index:
+    ``schema_objects``), before any pragma (WAL switch included) could write to it and before any
+    statement could fire what was planted."""
     tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'table'")}
     app_id = scalar(conn, "PRAGMA application_id")
-    if app_id == APPLICATION_ID or (app_id == 0 and (not tables or "schema_migrations" in tables)):
+    if not (app_id == APPLICATION_ID or (app_id == 0 and (not tables or "schema_migrations" in tables))):
+        conn.close()
+        raise not_a_vault(path)
+    try:
+        _check_schema(conn, path)
+    except BaseException:
+        conn.close()
+        raise
+
+
+def _check_schema(conn: apsw.Connection, path: Path) -> None:
+    from vodou_desktop.vault import schema_objects  # it imports the schema, which imports this module
+    from vodou_desktop.vault.migrations import applied_migrations
+    from vodou_desktop.vault.schema import MIGRATIONS
+
+    done = applied_migrations(conn)
+    if not set(done) <= {name for name, _ in MIGRATIONS}:
+        return  # a newer Vodou's vault: refused as such when it is migrated
+    if not schema_objects.differences(conn, done):
         return
-    conn.close()
-    raise not_a_vault(path)
+    problems = [str(row[0]) for row in conn.execute("PRAGMA quick_check(5)")]
+    if problems != ["ok"]:  # damaged, rather than changed: said as such, with the way back
+        log.info("quick_check of %s: %s", path, "; ".join(problems)[:500])
+        raise damaged_vault(path)
+    schema_objects.refuse_foreign(conn, path, done)
 
 
 @contextlib.contextmanager

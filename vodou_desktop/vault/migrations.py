@@ -29,6 +29,8 @@ def migrate(conn: apsw.Connection, path: object, migrations: list[Migration] | N
     """Bring the vault up to date; returns the names applied now. Refuses a newer vault.
 
     ``before_write`` runs once before the first step is written (the writer's integrity check).
+    (A vault whose schema holds anything its migrations do not make never gets here: the connection
+    refuses it as it opens, ``connection.open_connection``.)
     """
     steps = MIGRATIONS if migrations is None else migrations
     known = [name for name, _ in steps]

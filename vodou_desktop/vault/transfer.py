@@ -2,35 +2,37 @@
 
 Facts and documents are read through ``query.facts_for_export`` / ``documents_for_export``; this
 module reads the rest (sources, entities, operator memory, site rules, projects, settings, forget
-operations, the input labels of capture batches) and writes an import. Into an empty vault an
-import keeps every id, time stamp, group, thread and lineage as exported; into a vault that already
-holds memories it gives new ids (the caller reports the mapping). Sources are written by the one
-provenance writer.
+operations, the input labels of capture batches) and writes an import. Every statement names its
+table and its columns itself (``TABLE_COLUMNS`` and the literal lists below); a record's values are
+bound parameters, and one statement runs per call. Into an empty vault an import keeps every id,
+time stamp, group, thread and lineage as exported; into a vault that already holds memories it
+gives new ids (the caller reports the mapping), finds what the vault holds already and merges it
+(``merge_fact``: the rules of sync, docs/sync.md). Sources are written by the one provenance writer.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import apsw
 
+from vodou_desktop.errors import InvalidInput
+from vodou_desktop.vault import retraction as r
 from vodou_desktop.vault.connection import batched, marks, scalar
-from vodou_desktop.vault.facts import insert_document, insert_fact
-from vodou_desktop.vault.secret_filter import SETTING_PREFIX as SECRET_FILTER_PREFIX
+from vodou_desktop.vault.facts import (
+    GLOBAL_KINDS,
+    PAGE_SET_RANK,
+    clean_project,
+    clean_text,
+    content_hash,
+    insert_document,
+    insert_fact,
+)
 from vodou_desktop.vault.sources import stamp_source
 from vodou_desktop.vault.writer import Change
-
-# Settings that never leave the vault: the key of erased hosts' keyed hashes (an importing vault
-# makes its own; the hashes it protects are not exported either).
-PRIVATE_SETTINGS = frozenset({"operations_host_key"})
-SYNC_SETTINGS_PREFIX = "sync_"  # this device's sync identity, key and state: device-local, never exported
-
-
-def is_private_setting(key: str) -> bool:
-    # secret_filter.*: whether secrets are kept for a source is this vault's choice; no file may carry it
-    return key in PRIVATE_SETTINGS or key.startswith((SYNC_SETTINGS_PREFIX, SECRET_FILTER_PREFIX))
 
 SOURCE_FIELDS = ("kind", "tier", "url", "title", "tool", "batch_id", "created_at")
 # Tables an import needs empty; settings and projects may exist already (a fresh vault has none).
@@ -90,15 +92,30 @@ def operations(conn: apsw.Connection, ids: Iterable[str]) -> list[dict[str, Any]
     return out
 
 
+# The columns export writes and import reads, per owner table: the product's own lists, never a
+# record's keys (tests/unit/data/test_export_schema.py checks them against the tables' columns).
+TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
+    "settings": ("key", "value"),
+    "site_rules": ("host", "mode", "created_at", "updated_at"),
+    "projects": ("name", "path", "created_at"),
+    "operator_memory": ("id", "category", "content", "canonical_key", "salience", "revision", "predecessor",
+                        "source_ref", "original_source_ref", "reauthorized_at", "expires_at", "last_used_at",
+                        "created_at", "updated_at"),
+    "operator_memory_history": ("id", "memory_id", "category", "revision", "content", "source_ref",
+                                "successor_revision", "superseded_at"),
+}
+
+
 def table_rows(conn: apsw.Connection, table: str, order: str) -> list[dict[str, Any]]:
-    """Every row of one of the small owner tables, as column → value."""
-    assert table in ("site_rules", "projects", "settings", "operator_memory", "operator_memory_history")
-    names = [str(r[1]) for r in conn.execute(f"PRAGMA table_info({table})")]
+    """Every row of one of the small owner tables, as column → value (its fixed columns only)."""
+    names = TABLE_COLUMNS[table]
     rows = conn.execute(f"SELECT {', '.join(names)} FROM {table} ORDER BY {order}")
     return [dict(zip(names, row, strict=True)) for row in rows]
 
 
 # -- import -----------------------------------------------------------------------------------------
+# Every statement below names its table and columns itself; a record's values are bound parameters,
+# and its keys are never read except as the fields of the export schema (data/export_schema.py).
 
 def is_empty(conn: apsw.Connection) -> bool:
     """No content yet (settings and projects may exist already: a fresh vault has none)."""
@@ -108,7 +125,7 @@ def is_empty(conn: apsw.Connection) -> bool:
 @dataclass
 class Ids:
     """How the import numbers what it writes: the exported ids (into an empty vault), or new ones.
-    Maps exported id → id in this vault, per table, for every row written."""
+    Maps exported id → id in this vault, per table, for every row written or found already here."""
     keep: bool
     sources: dict[int, int] = field(default_factory=dict)
     chunks: dict[int, int] = field(default_factory=dict)
@@ -116,21 +133,38 @@ class Ids:
     def wanted(self, exported: int | None) -> int | None:
         return exported if self.keep else None
 
-    def keep_sync_id(self, exported: str | None) -> str | None:
-        """A memory's global id is kept with its id (into an empty vault: the same memory, moved or
-        restored); a copy into a vault that has memories is a new memory there, with a new one."""
-        return exported if self.keep else None
 
-
-def insert_rows(conn: apsw.Connection, change: Change, table: str, rows: Iterable[dict[str, Any]],
-                *, replace: bool = True) -> None:
-    """Owner-table rows as exported; ``replace=False`` keeps what the vault already has."""
-    assert table in ("site_rules", "projects", "settings", "operator_memory", "operator_memory_history")
-    verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
+def insert_settings(conn: apsw.Connection, change: Change, rows: Iterable[dict[str, Any]]) -> int:
+    """Settings the export schema allows; the vault's own value of a setting always wins."""
+    added = 0
     for row in rows:
-        cols = list(row)
-        conn.execute(f"{verb} INTO {table}({', '.join(cols)}) VALUES ({marks(cols)})", [row[c] for c in cols])
-    change.touch(table)
+        conn.execute("INSERT OR IGNORE INTO settings(key, value) VALUES (?, ?)", (row["key"], row["value"]))
+        added += conn.changes()
+    change.touch("settings")
+    return added
+
+
+def insert_site_rules(conn: apsw.Connection, change: Change, rows: Iterable[dict[str, Any]]) -> int:
+    """A rule for a host the vault has no rule for; the vault's own rule for a host always wins (a file
+    never reopens a site the person closed here)."""
+    added = 0
+    for row in rows:
+        conn.execute("INSERT OR IGNORE INTO site_rules(host, mode, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                     (row["host"], row["mode"], row["created_at"], row["updated_at"]))
+        if conn.changes():
+            added += 1
+            change.touch("site_rules", hosts=[row["host"]])
+    return added
+
+
+def insert_projects(conn: apsw.Connection, change: Change, rows: Iterable[dict[str, Any]]) -> int:
+    added = 0
+    for row in rows:
+        conn.execute("INSERT OR IGNORE INTO projects(name, path, created_at) VALUES (?, ?, ?)",
+                     (row["name"], row["path"], row["created_at"]))
+        added += conn.changes()
+    change.touch("projects")
+    return added
 
 
 def insert_entity(conn: apsw.Connection, change: Change, name: str, created_at: str, aliases: Iterable[str],
@@ -146,18 +180,46 @@ def insert_entity(conn: apsw.Connection, change: Change, name: str, created_at: 
     return existing
 
 
-def insert_operation(conn: apsw.Connection, change: Change, op: dict[str, Any]) -> None:
+def insert_operation(conn: apsw.Connection, change: Change, op: dict[str, Any], ids: Ids) -> bool:
+    """A forget or correction operation, once (the same id is the same operation, as in sync). Where the
+    memories got new ids, an operation that names a memory by its row id names its new one."""
+    target, detail = op["target"], op["detail"]
+    if not ids.keep and op["kind"] in (r.FORGET_FACT_KIND, r.CORRECT_FACT_KIND):
+        target = _renumbered(target, ids)
+        if detail and op["kind"] == r.CORRECT_FACT_KIND:
+            try:
+                parsed = json.loads(detail)
+            except ValueError:
+                parsed = None
+            if isinstance(parsed, dict) and isinstance(parsed.get("replaces"), int):
+                parsed["replaces"] = ids.chunks.get(parsed["replaces"], parsed["replaces"])
+                detail = json.dumps(parsed, sort_keys=True)
     conn.execute("INSERT OR IGNORE INTO operations(id, kind, target, detail, created_at, undone_at)"
-                 " VALUES (?,?,?,?,?,?)",
-                 (op["id"], op["kind"], op["target"], op["detail"], op["created_at"], op["undone_at"]))
+                 " VALUES (?,?,?,?,?,?)", (op["id"], op["kind"], target, detail, op["created_at"], op["undone_at"]))
     change.touch("operations")
+    return conn.changes() > 0
 
 
-def insert_source_event(conn: apsw.Connection, change: Change, event: dict[str, Any], ids: Ids) -> None:
-    values = {**event, "id": ids.wanted(event["id"])}
-    conn.execute(f"INSERT INTO source_events({', '.join(EVENT_FIELDS)}) VALUES ({marks(EVENT_FIELDS)})",
-                 [values[f] for f in EVENT_FIELDS])
+def _renumbered(target: str | None, ids: Ids) -> str | None:
+    if target is None or not target.isdigit():
+        return target
+    return str(ids.chunks.get(int(target), int(target)))
+
+
+def insert_source_event(conn: apsw.Connection, change: Change, event: dict[str, Any], ids: Ids) -> bool:
+    """One input label of a capture batch, unless the same label is here already."""
+    same = conn.execute("SELECT 1 FROM source_events WHERE batch_id = ? AND entry_id = ? AND project_id IS ?"
+                        " AND scope IS ? AND tool IS ? AND event_at IS ? AND created_at = ?",
+                        (event["batch_id"], event["entry_id"], event["project_id"], event["scope"], event["tool"],
+                         event["event_at"], event["created_at"])).fetchone()
+    if same is not None:
+        return False
+    conn.execute("INSERT INTO source_events(id, batch_id, entry_id, project_id, scope, tool, event_at, created_at)"
+                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                 (ids.wanted(event.get("id")), event["batch_id"], event["entry_id"], event["project_id"],
+                  event["scope"], event["tool"], event["event_at"], event["created_at"]))
     change.touch("source_events")
+    return True
 
 
 def source_from(conn: apsw.Connection, change: Change, src: dict[str, Any], ids: Ids) -> int:
@@ -173,9 +235,57 @@ def source_from(conn: apsw.Connection, change: Change, src: dict[str, Any], ids:
     return new
 
 
+# -- memories: added once (by global id, else by text, project and source), merged by sync's rules ----
+
+class MemoriesHere:
+    """Finds the memory of this vault that an exported record is: the one with its global id
+    (``sync_id``, an index lookup); for a record without one, a memory with the same text, project and
+    source (kind and address), found in one pass over the vault's memories whose text the file holds."""
+
+    def __init__(self, conn: apsw.Connection, records: Sequence[dict[str, Any]]) -> None:
+        self.conn = conn
+        texts = {_clean(m["text"]) for m in records if not m.get("sync_id")}
+        self.by_content: dict[tuple[str, str | None, str, str | None], int] = {}
+        if texts:
+            rows = conn.execute("SELECT c.id, c.text, c.project_id, s.kind, s.source_url FROM chunks c"
+                                " JOIN memory_sources s ON s.id = c.source_id WHERE c.document_id IS NULL"
+                                " ORDER BY c.id DESC")
+            for fact_id, text, project, kind, url in rows:
+                if text in texts:
+                    self.by_content[(text, project, kind, url)] = int(fact_id)  # the oldest wins
+
+    def find(self, m: dict[str, Any]) -> int | None:
+        if m.get("sync_id"):
+            found = scalar(self.conn, "SELECT id FROM chunks WHERE sync_id = ? AND document_id IS NULL",
+                           (m["sync_id"],))
+            return None if found is None else int(found)
+        project = None if m["kind"] in GLOBAL_KINDS else clean_project(m["project"])
+        return self.by_content.get((_clean(m["text"]), project, m["source"]["kind"], m["source"]["url"]))
+
+    def added(self, fact_id: int, m: dict[str, Any]) -> None:
+        """A memory written now is there for the records after it (the same memory twice in one file)."""
+        if not m.get("sync_id"):
+            project = None if m["kind"] in GLOBAL_KINDS else clean_project(m["project"])
+            self.by_content.setdefault((_clean(m["text"]), project, m["source"]["kind"], m["source"]["url"]), fact_id)
+
+
+def _clean(text: str) -> str:
+    try:
+        return clean_text(text)
+    except InvalidInput:
+        return text
+
+
+def erased_here(conn: apsw.Connection, m: dict[str, Any]) -> bool:
+    """Erased on this computer (or on one it syncs with): erase beats everything, an import included."""
+    return bool(m.get("sync_id")) and conn.execute(
+        "SELECT 1 FROM sync_tombstones WHERE entity = 'fact' AND key = ?", (m["sync_id"],)).fetchone() is not None
+
+
 def import_fact(conn: apsw.Connection, change: Change, m: dict[str, Any], predecessor: int | None,
                 entity_ids: dict[str, int], ids: Ids) -> int:
-    """One exported memory, exactly as it was (its successor is set later), in its thread."""
+    """One exported memory, exactly as it was (its successor is set later), in its thread, under its
+    global id (a memory moved, restored or imported twice is the same memory everywhere)."""
     source_id = source_from(conn, change, m["source"], ids)
     exported_thread = m.get("thread_id")
     # its conversation: the thread's first memory as numbered here (the same id when ids are kept,
@@ -184,7 +294,7 @@ def import_fact(conn: apsw.Connection, change: Change, m: dict[str, Any], predec
     fact_id = insert_fact(conn, change, text=m["text"], source_id=source_id, kind=m["kind"], project=m["project"],
                           scope=m["scope"], valid_at=m["valid_at"], valid_precision=m["valid_precision"],
                           created_at=m["created_at"], predecessor_id=predecessor, revision=m["revision"],
-                          fact_id=ids.wanted(m.get("id")), sync_id=ids.keep_sync_id(m.get("sync_id")),
+                          fact_id=ids.wanted(m.get("id")), sync_id=m.get("sync_id") or None,
                           thread_id=thread,
                           thread_seq=m.get("thread_seq") if thread is not None else None,
                           infer_thread="thread_id" not in m)  # a version 1 file: inferred, as it was
@@ -203,6 +313,49 @@ def import_fact(conn: apsw.Connection, change: Change, m: dict[str, Any], predec
     return fact_id
 
 
+def _undone_here(conn: apsw.Connection, op: str) -> bool:
+    row = conn.execute("SELECT kind, undone_at FROM operations WHERE id = ?", (op,)).fetchone()
+    return row is not None and row[1] is not None and row[0] != r.CORRECT_FACT_KIND
+
+
+def merge_fact(conn: apsw.Connection, change: Change, fact_id: int, m: dict[str, Any],
+               entity_ids: dict[str, int]) -> bool:
+    """A memory already here meets its exported record: each field by sync's rule for it (docs/sync.md),
+    with the time the file records as its stamp. A field still at its default never beats a change; a
+    forget applies unless it is later than none here or was undone here (an undo comes after its forget);
+    a pin is kept; a page link by precedence (manual beats token beats source). True when anything
+    changed (the caller settles revisions and groups as sync does)."""
+    row = conn.execute("SELECT invalid_at, source_id, pinned_from, page_set_by FROM chunks WHERE id = ?",
+                       (fact_id,)).fetchone()
+    assert row is not None, f"no memory {fact_id}"
+    invalid_at, source_id, pinned_from, page_set_by = row
+    changed = False
+    if m["forgotten_at"] and m["forgotten_by"] and not _undone_here(conn, m["forgotten_by"]) and (
+            invalid_at is None or m["forgotten_at"] > invalid_at):
+        conn.execute("UPDATE chunks SET invalid_at = ?, invalidated_by = ? WHERE id = ?",
+                     (m["forgotten_at"], m["forgotten_by"], fact_id))
+        changed = True
+    if m["pinned"] and pinned_from is None:
+        src = conn.execute("SELECT kind, source_url, title, tool, batch_id FROM memory_sources WHERE id = ?",
+                           (source_id,)).fetchone()
+        assert src is not None, f"no source {source_id}"
+        copy = stamp_source(conn, change, kind=src[0], tier="pinned", url=src[1], title=src[2], tool=src[3],
+                            batch_id=src[4], created_at=m["source"]["created_at"])
+        conn.execute("UPDATE chunks SET source_id = ?, pinned_from = ? WHERE id = ?", (copy, source_id, fact_id))
+        changed = True
+    page = m["page"]
+    if PAGE_SET_RANK.get(page["set_by"], 0) > PAGE_SET_RANK.get(page_set_by, 0):
+        conn.execute("UPDATE chunks SET page_url = ?, page_key = ?, page_host = ?, page_set_by = ? WHERE id = ?",
+                     (page["url"], page["key"], page["host"], page["set_by"], fact_id))
+        changed = True
+    for name in m["entities"]:
+        conn.execute("INSERT OR IGNORE INTO entity_links(entity_id, chunk_id) VALUES (?, ?)",
+                     (entity_ids[name], fact_id))
+    if changed:
+        change.touch("chunks", chunk_ids=[fact_id])
+    return changed
+
+
 def renumber_groups(conn: apsw.Connection, change: Change, members: Sequence[tuple[int, int]], ids: Ids) -> None:
     """Fact groups written with new ids: each exported group (a memory's id) becomes that memory's new
     id, or else its lowest new member's, so no group is shared with a memory already in the vault."""
@@ -216,10 +369,33 @@ def renumber_groups(conn: apsw.Connection, change: Change, members: Sequence[tup
         change.touch("chunks", chunk_ids=facts)
 
 
-def set_superseded_by(conn: apsw.Connection, change: Change, pairs: Iterable[tuple[int, int]]) -> None:
-    for loser, winner in pairs:
-        conn.execute("UPDATE chunks SET superseded_by = ? WHERE id = ?", (winner, loser))
+def set_superseded_by(conn: apsw.Connection, change: Change,
+                      pairs: Iterable[tuple[int, int, str | None, bool]]) -> set[int]:
+    """``(loser, winner, at, loser_was_here)``: a memory written now takes its successor as exported; one
+    already here takes it by last-writer-wins on the time (none here: the file's). Returns the memories
+    already here that changed."""
+    merged: set[int] = set()
+    for loser, winner, at, was_here in pairs:
+        if was_here:
+            here = conn.execute("SELECT superseded_by, superseded_at FROM chunks WHERE id = ?", (loser,)).fetchone()
+            assert here is not None, f"no memory {loser}"
+            if here[0] == winner or (here[0] is not None and (at or "") <= (here[1] or "")):
+                continue
+            conn.execute("UPDATE chunks SET superseded_by = ?, superseded_at = ? WHERE id = ?", (winner, at, loser))
+            merged.add(loser)
+        else:
+            conn.execute("UPDATE chunks SET superseded_by = ? WHERE id = ?", (winner, loser))
         change.touch("chunks", chunk_ids=[loser, winner])
+    return merged
+
+
+# -- documents: added once (the same text from the same address in the same project) ---------------
+
+def document_here(conn: apsw.Connection, d: dict[str, Any]) -> int | None:
+    full = "\n\n".join(d["chunks"])
+    found = scalar(conn, "SELECT id FROM documents WHERE content_hash = ? AND page_url IS ? AND project_id IS ?",
+                   (content_hash(full), d["source"]["url"], clean_project(d["project"])))
+    return None if found is None else int(found)
 
 
 def import_document(conn: apsw.Connection, change: Change, d: dict[str, Any], ids: Ids) -> int:
@@ -231,3 +407,39 @@ def import_document(conn: apsw.Connection, change: Change, d: dict[str, Any], id
     conn.execute("UPDATE documents SET invalid_at = ?, invalidated_by = ? WHERE id = ?",
                  (d["forgotten_at"], d["forgotten_by"], doc_id))
     return doc_id
+
+
+def merge_document(conn: apsw.Connection, change: Change, doc_id: int, d: dict[str, Any]) -> bool:
+    """A document already here: forgotten by the file's forget on the same rule as a memory."""
+    invalid_at = scalar(conn, "SELECT invalid_at FROM documents WHERE id = ?", (doc_id,))
+    if not (d["forgotten_at"] and d["forgotten_by"]) or _undone_here(conn, d["forgotten_by"]) or (
+            invalid_at is not None and d["forgotten_at"] <= invalid_at):
+        return False
+    conn.execute("UPDATE documents SET invalid_at = ?, invalidated_by = ? WHERE id = ?",
+                 (d["forgotten_at"], d["forgotten_by"], doc_id))
+    change.touch("documents")
+    return True
+
+
+# -- operator memory: by its id (the same on every computer); the vault's own row wins --------------
+
+def insert_operator_memory(conn: apsw.Connection, change: Change, row: dict[str, Any]) -> bool:
+    if conn.execute("SELECT 1 FROM sync_tombstones WHERE entity = 'opm' AND key = ?", (row["id"],)).fetchone():
+        return False  # erased here
+    cols = TABLE_COLUMNS["operator_memory"]
+    conn.execute(f"INSERT OR IGNORE INTO operator_memory({', '.join(cols)}) VALUES ({marks(cols)})",
+                 [row[c] for c in cols])
+    change.touch("operator_memory")
+    return conn.changes() > 0
+
+
+def insert_operator_history(conn: apsw.Connection, change: Change, row: dict[str, Any], ids: Ids) -> bool:
+    if conn.execute("SELECT 1 FROM operator_memory_history WHERE memory_id = ? AND revision = ?",
+                    (row["memory_id"], row["revision"])).fetchone() is not None:
+        return False
+    cols = TABLE_COLUMNS["operator_memory_history"]
+    values = {**row, "id": ids.wanted(row.get("id"))}
+    conn.execute(f"INSERT INTO operator_memory_history({', '.join(cols)}) VALUES ({marks(cols)})",
+                 [values[c] for c in cols])
+    change.touch("operator_memory_history")
+    return True

@@ -10,6 +10,7 @@ from pathlib import Path
 import apsw
 
 from tests.support import run_cli
+from vodou_desktop.data.export_schema import is_exported_setting
 from vodou_desktop.governance.forget import Forgetting
 from vodou_desktop.governance.opm import OperatorMemory
 from vodou_desktop.governance.sitemodes import SiteModes
@@ -18,7 +19,6 @@ from vodou_desktop.ingest.extract import Bullet
 from vodou_desktop.ingest.remember import Origin, correct, pin, remember, save_document
 from vodou_desktop.ingest.window import Entry
 from vodou_desktop.vault import Vault, entities_store, groups
-from vodou_desktop.vault.transfer import PRIVATE_SETTINGS
 
 ERASED = "ocelotcanary erased for good"
 FORGOTTEN = "a forgotten memory about parsnips"
@@ -90,7 +90,7 @@ def _vault_rows(path: Path) -> dict[str, list[dict[str, object]]]:
             rows = [dict(zip(names, row, strict=True))
                     for row in conn.execute(f"SELECT {', '.join(names)} FROM {table} ORDER BY rowid")]
             if table == "settings":
-                rows = [r for r in rows if r["key"] not in PRIVATE_SETTINGS]
+                rows = [r for r in rows if is_exported_setting(r["key"])]  # the rest stays on its computer
             out[table] = rows
         # the operations a memory touches: those that hid it (an erase's record names no exported memory)
         hidden_by = {r["invalidated_by"] for r in [*out["chunks"], *out["documents"]]}
@@ -185,7 +185,7 @@ def test_import_into_a_vault_with_memories_maps_the_ids_and_says_so(tmp_path: Pa
         texts = dict(vault.read(lambda c: c.execute("SELECT id, text FROM chunks").fetchall()))
     assert all(texts[new] == exported[int(old)] for old, new in report["memory_ids"].items())
     said = run_cli("--vault", str(other), "import", "vodou", str(dump))
-    assert said.code == 0 and "got a new id (this vault already held memories): #" in said.out
+    assert said.code == 0 and "have another id in this vault (it already held memories): #" in said.out
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"type": "memory"}\n')
     assert run_cli("--vault", str(tmp_path / "c.sqlite"), "import", "vodou", str(bad)).code == 2

@@ -118,13 +118,13 @@ def test_broken_fts_index_is_reported(vault, setup):
 
 def test_a_damaged_file_fails_the_integrity_check(vault, setup):
     _healthy(vault)
-    # An index entry with no row: the table and its index disagree, which only integrity_check sees.
+    # A table whose pages are an index's: which only integrity_check sees (the vault's own objects, so the
+    # schema is still the migrations' and the vault opens).
     vault.write(lambda c, ch: c.execute("PRAGMA writable_schema=ON"), transaction=False)
-    vault.write(lambda c, ch: c.execute("CREATE TABLE t(a)"))
-    vault.write(lambda c, ch: c.execute("CREATE INDEX t_a ON t(a)"))
-    vault.write(lambda c, ch: c.execute("INSERT INTO t VALUES (1)"))
-    root = vault.read(lambda c: c.execute("SELECT rootpage FROM sqlite_schema WHERE name = 't_a'").fetchone()[0])
-    vault.write(lambda c, ch: c.execute("UPDATE sqlite_schema SET rootpage = ? WHERE name = 't'", (root,)),
+    vault.write(lambda c, ch: c.execute("INSERT INTO messages(role, content, created_at) VALUES ('user', 'x', 'y')"))
+    root = vault.read(lambda c: c.execute("SELECT rootpage FROM sqlite_schema WHERE name = 'chunks_project'")
+                      .fetchone()[0])
+    vault.write(lambda c, ch: c.execute("UPDATE sqlite_schema SET rootpage = ? WHERE name = 'messages'", (root,)),
                 transaction=False)
     vault.close()
     from vodou_desktop.vault import Vault
