@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from vodou_desktop.cli.ids import short_op
 from vodou_desktop.cli.output import print_json
 from vodou_desktop.data.export import import_records, read_jsonl
 from vodou_desktop.ingest.exports import FORMATS
@@ -33,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def cmd_import_vodou(args: argparse.Namespace) -> int:
     records = read_jsonl(args.file)
     with Runtime.open(args.vault, embedder="none") as rt:
-        report = import_records(rt.vault, records)
+        report = import_records(rt.vault, records, args.file.name)
     if args.json:
         print_json(report.as_json())
         return 0
@@ -48,6 +49,8 @@ def cmd_import_vodou(args: argparse.Namespace) -> int:
         more = len(report.memory_ids) - MAPPING_SHOWN
         print(f"{plural(len(report.memory_ids), 'memory')} got a new id (this vault already held memories): "
               f"{shown}{f' and {more} more (all with --json)' if more > 0 else ''}")
+    if report.op:
+        print(f"Undo: vodou undo {short_op(report.op)}")
     return 0
 
 
@@ -75,4 +78,6 @@ def cmd_import(args: argparse.Namespace) -> int:
               f"({plural(report.messages, 'new message')}, {plural(report.facts, 'memory')})")
         for problem in report.malformed:
             print(f"skipped malformed conversation: {problem}")
+        if report.op:
+            print(f"Undo: vodou undo {short_op(report.op)}")
     return 1 if report.malformed else 0

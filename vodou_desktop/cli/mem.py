@@ -22,6 +22,7 @@ from vodou_desktop.vault import query as q
 from vodou_desktop.vault.clock import since_time
 from vodou_desktop.vault.entities_store import find_entities
 from vodou_desktop.vault.facts import GLOBAL_KINDS, set_page_link
+from vodou_desktop.vault.revisions import current_id
 from vodou_desktop.vault.sources import TIERS
 from vodou_desktop.words import FACT_KINDS, LIST_KINDS, score_details, why_matched
 
@@ -173,15 +174,18 @@ def _entity_results(rt: Runtime, args: argparse.Namespace, filt: FactFilter) -> 
     return [r for r in results if r.fact.id in linked][: args.k]
 
 
+OWNER_EVERYTHING = FactFilter(project=ALL_PROJECTS, include_forgotten=True, include_superseded=True)
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     with _open(args, model=False) as rt:
-        fact = rt.vault.read(lambda c: q.get_fact(c, args.id, FactFilter(project=ALL_PROJECTS,
-                                                                       include_forgotten=True,
-                                                                       include_superseded=True)))
+        fact, history, current = rt.vault.read(lambda c: (
+            q.get_fact(c, args.id, OWNER_EVERYTHING), q.revision_history(c, args.id, OWNER_EVERYTHING),
+            current_id(c, args.id)))
         if args.json:
-            print_json(fact.as_json())
+            print_json({**fact.as_json(), "history": [h.as_json() for h in history[:-1]]})
             return 0
-        for line in describe_fact(fact):
+        for line in describe_fact(fact, history, current):
             print(line)
     return 0
 

@@ -34,6 +34,7 @@ from vodou_desktop import __version__
 from vodou_desktop.data import copies
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.vault import ALL_PROJECTS, Change, Fact, FactFilter, Vault
+from vodou_desktop.vault import journal_store as js
 from vodou_desktop.vault import query as q
 from vodou_desktop.vault import transfer as t
 from vodou_desktop.vault.atomic import open_new
@@ -48,17 +49,21 @@ PAGE = 1000
 class ExportScope:
     project: str | None = None  # None: every project; a name: that project and the global memories
     include_forgotten: bool = False
+    ids: tuple[int, ...] | None = None  # a selection of memories (with their revisions): those alone
 
     @property
     def filter(self) -> FactFilter:
         return FactFilter(project=self.project if self.project else ALL_PROJECTS,
-                          include_forgotten=self.include_forgotten, include_superseded=True)
+                          include_forgotten=self.include_forgotten, include_superseded=True, ids=self.ids)
 
 
 def export_records(conn: apsw.Connection, scope: ExportScope) -> Iterator[dict[str, Any]]:
     """Every record of the export, in a stable order. Call inside one read transaction."""
     yield {"type": "header", "format": FORMAT, "version": FORMAT_VERSION, "vodou": __version__,
            "project": scope.project, "include_forgotten": scope.include_forgotten}
+    if scope.ids is not None:  # a selection: its memories (and what they name), not the vault's settings
+        yield from _selected(conn, scope)
+        return
     for row in t.table_rows(conn, "settings", "key"):
         if not t.is_private_setting(row["key"]):
             yield {"type": "setting", **row}
@@ -83,6 +88,17 @@ def export_records(conn: apsw.Connection, scope: ExportScope) -> Iterator[dict[s
         yield {"type": "operator_memory", **row}
     for row in t.table_rows(conn, "operator_memory_history", "memory_id, revision"):
         yield {"type": "operator_memory_history", **row}
+
+
+def _selected(conn: apsw.Connection, scope: ExportScope) -> Iterator[dict[str, Any]]:
+    facts = _all(conn, partial(q.facts_for_export, f=scope.filter), lambda f: f.id)
+    names = {n for ns in t.entity_names_by_chunk(conn, [f.id for f in facts]).values() for n in ns}
+    for entity in t.entities(conn):
+        if entity["name"] in names:
+            yield {"type": "entity", **entity}
+    for op in t.operations(conn, {f.invalidated_by for f in facts if f.invalidated_by}):
+        yield {"type": "operation", **op}
+    yield from _memories(conn, facts)
 
 
 def _all(conn: apsw.Connection, read: Callable[..., list[Any]], key: Callable[[Any], int]) -> list[Any]:
@@ -249,13 +265,14 @@ class ImportReport:
     counts: dict[str, int]
     ids_kept: bool  # into an empty vault every exported id is kept
     memory_ids: dict[int, int]  # exported id → id in this vault, for memories whose id changed
+    op: str | None = None  # the undo journal's entry for the whole import
 
     def as_json(self) -> dict[str, Any]:
-        return {**self.counts, "ids_kept": self.ids_kept,
+        return {**self.counts, "ids_kept": self.ids_kept, "op": self.op,
                 "memory_ids": {str(old): new for old, new in self.memory_ids.items()}}
 
 
-def import_records(vault: Vault, records: list[dict[str, Any]]) -> ImportReport:
+def import_records(vault: Vault, records: list[dict[str, Any]], what: str = "a Vodou export") -> ImportReport:
     """Write an export in one transaction. Into an empty vault every id is kept; into one that already
     holds memories they get new ids (reported), and its own settings, site rules and projects win."""
 
@@ -278,6 +295,9 @@ def import_records(vault: Vault, records: list[dict[str, Any]]) -> ImportReport:
         for m in sorted(of("memory"), key=lambda m: (m.get("id") or 0, m["ref"])):
             predecessor = refs.get(m["predecessor"]) if m["predecessor"] else None
             refs[m["ref"]] = t.import_fact(conn, change, m, predecessor, entity_ids, ids)
+        # a memory keeps its first id, so an earlier revision can come after it in id order: linked now
+        t.set_predecessors(conn, change, [(refs[m["ref"]], refs[m["predecessor"]]) for m in of("memory")
+                                          if m["predecessor"] in refs])
         t.set_superseded_by(conn, change, [(refs[m["ref"]], refs[m["superseded_by"]]) for m in of("memory")
                                            if m["superseded_by"] in refs])
         if not ids.keep:
@@ -293,7 +313,8 @@ def import_records(vault: Vault, records: list[dict[str, Any]]) -> ImportReport:
         counts = {kind: len(of(kind)) for kind in ("memory", "document", "entity", "site_rule", "operator_memory",
                                                    "source_event")}
         moved = {old: new for old, new in ids.chunks.items() if old != new}
-        return ImportReport(counts, ids.keep, dict(sorted(moved.items())))
+        entry = js.record_import(conn, change, refs.values(), what)  # one undo for the whole import
+        return ImportReport(counts, ids.keep, dict(sorted(moved.items())), entry)
 
     report: ImportReport = vault.write(job)
     return report

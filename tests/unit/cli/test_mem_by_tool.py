@@ -58,7 +58,7 @@ def test_forget_by_tool_is_one_undoable_operation(seeded: tuple[Path, dict[str, 
     assert visible(path) == everyone - set(ids["cursor"] + ids["page"])
     text = run_cli("--vault", str(path), "mem", "forget", "--undo", done["op"])
     assert text.code == 0
-    assert "forgetting the memories written by cursor (just now): 4 memories visible again" in text.out
+    assert "undid “Forget the memories written by cursor” (just now): 4 memories visible again" in text.out
     assert visible(path) == everyone
 
 
