@@ -192,7 +192,14 @@ def settle_heads(conn: apsw.Connection, change: Change, ids: Iterable[int]) -> i
     revision takes it. Returns how many chains were renumbered."""
     seen: set[int] = set()
     moved = 0
-    for fact_id in sorted(set(ids)):
+    wanted = sorted(set(ids))
+    if not wanted:
+        return 0
+    # only memories with more than one revision can be shown under the wrong id: one statement finds them
+    revised = {int(r[0]) for r in conn.execute(
+        "SELECT id FROM chunks WHERE id IN carray(?) AND (predecessor_id IS NOT NULL OR EXISTS"
+        " (SELECT 1 FROM chunks x WHERE x.predecessor_id = chunks.id))", (id_array(wanted),))}
+    for fact_id in sorted(revised):
         if fact_id in seen or conn.execute("SELECT 1 FROM chunks WHERE id = ? AND document_id IS NULL",
                                            (fact_id,)).fetchone() is None:
             continue
