@@ -24,8 +24,8 @@ from vodou_desktop.errors import VaultUnavailable
 from vodou_desktop.vault import Vault, audits
 from vodou_desktop.vault import query as q
 from vodou_desktop.vault.cipher import is_encrypted
-from vodou_desktop.vault.migrations import vault_made_at
 from vodou_desktop.vault.clock import parse_iso, to_iso
+from vodou_desktop.vault.migrations import vault_made_at
 from vodou_desktop.words import plural
 
 BACKFILL_WINDOW = timedelta(hours=1)
