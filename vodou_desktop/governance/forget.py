@@ -25,13 +25,11 @@ from vodou_desktop.errors import Conflict, InvalidInput, NotFound
 from vodou_desktop.governance.ages import format_age
 from vodou_desktop.ingest.fences import strip_context
 from vodou_desktop.pages import site_host
-from vodou_desktop.vault import ALL_PROJECTS, Change, FactFilter, Vault
+from vodou_desktop.vault import Change, Vault
 from vodou_desktop.vault import journal_store as js
-from vodou_desktop.vault import query as q
 from vodou_desktop.vault import retraction as r
 
 CONFIRM_WINDOW_S = 8.0
-_EVERY = FactFilter(project=ALL_PROJECTS, include_forgotten=True, include_superseded=True)
 
 
 @dataclass
@@ -247,21 +245,23 @@ class Forgetting:
 
     # -- erase ------------------------------------------------------------------------------
     def erase_fact(self, fact_id: int) -> dict[str, Any]:
-        """Hard delete a fact with its whole revision lineage; then the WAL is truncated."""
+        """Hard delete a fact with its whole revision lineage; then the WAL is truncated, and every copy
+        Vodou keeps that holds any revision of it (by global id: a copy made before a correction holds
+        the earlier text under the same id) is rewritten."""
 
-        def job(conn, change: Change) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+        def job(conn, change: Change) -> tuple[dict[str, Any], list[str]]:  # type: ignore[no-untyped-def]
             if not r.existing_fact_ids(conn, [int(fact_id)]):
                 raise NotFound(f"no memory with id {fact_id}")
             ids = sorted(r.lineage(conn, [int(fact_id)]))
+            gone = list(js.sync_ids_of(conn, ids).values())
             deleted = r.delete_facts(conn, change, ids)
             op = r.record_operation(conn, change, "erase_fact", str(fact_id), {"facts": deleted})
-            return {"op": op, "id": int(fact_id), "facts_erased": deleted}
+            return {"op": op, "id": int(fact_id), "facts_erased": deleted}, gone
 
-        text = self.vault.read(lambda c: _text_of(c, int(fact_id)))
-        result = dict(self.vault.write(job))
+        result, gone = self.vault.write(job)
         self.vault.checkpoint()
-        return self._erase_in_copies(result, lambda f: f.erase_fact(fact_id),
-                                     lambda c: text is not None and _text_of(c, int(fact_id)) == text)
+        return self._erase_in_copies(dict(result), lambda f: f.erase_global_ids(gone),
+                                     lambda c: _holds_any(c, gone))
 
     def erase_facts(self, ids: Sequence[int]) -> dict[str, Any]:
         """Hard delete many memories, each with its whole revision lineage, as one operation; then the
@@ -343,13 +343,6 @@ class Forgetting:
         from vodou_desktop.data.erase_copies import erase_in_copies  # files, above the vault
 
         return {**result, **erase_in_copies(self.vault.path, erase, holds).as_json()}
-
-
-def _text_of(conn: Any, fact_id: int) -> str | None:
-    try:
-        return q.get_fact(conn, fact_id, _EVERY).text
-    except NotFound:
-        return None
 
 
 def _holds_any(conn: Any, sync_ids: Sequence[str]) -> bool:

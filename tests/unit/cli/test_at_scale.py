@@ -76,7 +76,8 @@ def test_only_this_project_lists_exactly_its_count(big: tuple[list[str], Counter
     projects = {p["name"]: p for p in json.loads(run_cli(*v, "projects", "list", "--json").out)}
     assert projects["birds"]["memories"] == counts["birds"]
     assert projects["birds"]["with_global"] == counts["birds"] + counts[None]
-    found = json.loads(run_cli(*v, "mem", "search", "sourdough starter project:birds", "-k", "50", "--json").out)["results"]
+    searched = run_cli(*v, "mem", "search", "sourdough starter project:birds", "-k", "50", "--json")
+    found = json.loads(searched.out)["results"]
     assert found and {r["project"] for r in found} == {"birds"}
 
 
