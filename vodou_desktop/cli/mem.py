@@ -26,7 +26,7 @@ from vodou_desktop.vault.facts import GLOBAL_KINDS, set_page_link
 from vodou_desktop.vault.query import Scope, within
 from vodou_desktop.vault.revisions import current_id
 from vodou_desktop.vault.sources import TIERS
-from vodou_desktop.words import FACT_KINDS, LIST_KINDS, plural, score_details, why_matched
+from vodou_desktop.words import FACT_KINDS, LIST_KINDS, score_details, why_matched
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -244,16 +244,9 @@ def cmd_list(args: argparse.Namespace) -> int:
             print("no memories match")
         for fact in facts:
             print(fact_line(fact))
-        if facts:
-            print(shown_line(len(facts), total))
+        if 0 < len(facts) < total:  # never a short list without saying so
+            print(f"{len(facts):,} of {total:,} shown (-n to see more)")
     return 0
-
-
-def shown_line(shown: int, total: int) -> str:
-    """``50 of 20,000 shown (-n to see more)``, or ``12 memories shown`` when that is all of them."""
-    if shown < total:
-        return f"{shown:,} of {total:,} shown (-n to see more)"
-    return f"{plural(total, 'memory')} shown"
 
 
 def _no_memories_yet(args: argparse.Namespace, empty: Any) -> int:

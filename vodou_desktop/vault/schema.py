@@ -459,6 +459,9 @@ def _m0006_stable_memory_ids(conn: apsw.Connection) -> None:
             PRIMARY KEY (op, sync_id)
         ) WITHOUT ROWID;
         CREATE INDEX operation_items_sync ON operation_items(sync_id);
+        -- moving a row to another id finds what names it (its successor's link, a superseded fact's
+        -- winner): without this, a scan of every chunk for each (27 ms at 20,000 memories)
+        CREATE INDEX chunks_superseded ON chunks(superseded_by) WHERE superseded_by IS NOT NULL;
         """
     )
     revised = [int(r[0]) for r in conn.execute(
