@@ -58,22 +58,6 @@ def plural(count: int, word: str) -> str:
     return f"{count} {_IRREGULAR.get(word, word + 's')}"
 
 
-def operation_words(kind: str, target: str | None) -> str:
-    """What a journaled operation did, in words: "forgetting memory #3", "erasing the memories from x.org"."""
-    site = "a site erased since" if (target or "").startswith("host-hmac:") else target
-    words = {
-        "forget_fact": f"forgetting memory #{target}",
-        "forget_document": f"forgetting library document #{target}",
-        "forget_host": f"forgetting the memories from {site}",
-        "forget_tool": f"forgetting the memories written by {target}",
-        "erase_fact": f"erasing memory #{target}",
-        "erase_document": f"erasing library document #{target}",
-        "erase_host": "erasing the memories from a site",  # an erased site's name is not kept
-        "correct_fact": f"an AI tool's correction (memory #{target})",
-    }
-    return words.get(kind, kind.replace("_", " "))
-
-
 def mode_words(mode: str | None) -> str:
     return MODE_WORDS.get(mode or "", mode or "")
 

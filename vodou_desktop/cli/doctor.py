@@ -29,7 +29,9 @@ WORDS = {
     "fts_integrity": ("The keyword search index matches your memories.",
                       "The keyword search index does not match your memories, so some searches can miss them. "
                       "Back up the vault file, then report it."),
-    "embeddings_missing": ("Your memories are ready for search by meaning (or it is off).",
+    "meaning": ("Search by meaning is {detail}: search finds memories by their words; turning it on embeds them"
+                " in the background.", "{detail}"),
+    "embeddings_missing": ("Your memories are ready for search by meaning.",
                            "Some memories are not ready for search by meaning yet ({detail}). Start the Vodou "
                            "app, or run `vodou mem search anything` once; both embed them."),
     "embeddings_other_model": ("Search by meaning uses one model throughout ({detail}).",
@@ -63,7 +65,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def cmd_doctor(args: argparse.Namespace) -> int:
     settings = config.load()
     choice = config.embedder_choice(settings)
-    setup = Setup(model=None if choice == "none" else model_id_for(choice), backups=backup_folder(settings))
+    off_by = "VODOU_EMBEDDER=none" if os.environ.get("VODOU_EMBEDDER", "").strip() else "in Settings"
+    setup = Setup(model=None if choice == "none" else model_id_for(choice), backups=backup_folder(settings),
+                  off_by=off_by)
     where = paths.vault_path(args.vault)
     if where.is_file():
         with Runtime.open(args.vault, embedder="none") as rt:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from vodou_desktop.data.export import ExportScope, write_export_file, write_jsonl, write_markdown
 from vodou_desktop.errors import InvalidInput
+from vodou_desktop.governance.edits import Edits
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.vault.cipher import is_encrypted
 from vodou_desktop.words import plural
@@ -30,6 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "file's name, else jsonl")
     p.add_argument("--project", help="only this project's memories and the global ones")
     p.add_argument("--include-forgotten", action="store_true", help="also forgotten memories (erased ones are gone)")
+    p.add_argument("--id", dest="ids", type=int, action="append", metavar="ID",
+                   help="only this memory, with its history (repeat for several: --id 3 --id 5); the vault's"
+                        " settings and site rules are left out")
     p.set_defaults(func=cmd_export, needs_vault=True)
 
 
@@ -56,7 +60,17 @@ def cmd_export(args: argparse.Namespace) -> int:
     path = Path(args.path).expanduser() if args.path else None
     fmt = export_format(path, args.format)
     write = write_jsonl if fmt == "jsonl" else write_markdown
+    if args.ids and (args.project or args.include_forgotten):
+        raise InvalidInput("--id names the memories: leave out --project and --include-forgotten")
     with Runtime.open(args.vault, embedder="none") as rt:
+        if args.ids:
+            edits = Edits(rt.vault)
+            if path is None:
+                edits.export(args.ids, sys.stdout, fmt)
+                return 0
+            counts = edits.export(args.ids, path, fmt)
+            print(f"exported {exported_words(counts)} to {path}")
+            return 0
         if is_encrypted(rt.vault.path):
             print("vodou: note: your vault is encrypted, but this export is not: keep it somewhere safe "
                   "and delete it when done", file=sys.stderr)

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from vodou_desktop.cli.ids import short_op
 from vodou_desktop.cli.output import print_json
 from vodou_desktop.data.export import import_records, read_jsonl
 from vodou_desktop.ingest.exports import FORMATS
@@ -34,14 +35,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def cmd_import_vodou(args: argparse.Namespace) -> int:
     checked = read_jsonl(args.file)  # the whole file, before the vault is even opened
     with Runtime.open(args.vault, embedder="none") as rt:
-        report = import_records(rt.vault, checked)
+        report = import_records(rt.vault, checked, args.file.name)
     if args.json:
         print_json(report.as_json())
         return 0
     for line in report.sentences():
         print(line)
+    if report.op:
+        print(f"Undo: vodou undo {short_op(report.op)}")
     return 0
-
 
 
 def _progress(done: int, total: int) -> None:
@@ -67,4 +69,6 @@ def cmd_import(args: argparse.Namespace) -> int:
             print(removed_note(report.secrets_removed))
         for problem in report.malformed:
             print(f"skipped malformed conversation: {problem}")
+        if report.op:
+            print(f"Undo: vodou undo {short_op(report.op)}")
     return 1 if report.malformed else 0

@@ -106,7 +106,8 @@ def check_vault_exists(args: argparse.Namespace) -> None:
     """A command that reads the vault, or changes what is already in it (``needs_vault`` in its
     defaults), refuses a path with no vault and creates nothing there: a mistyped ``--vault`` or
     ``VODOU_VAULT`` must not leave an empty vault behind. Commands that add something make the
-    vault on first use."""
+    vault on first use. Where the default vault is not made yet (a fresh install), a command with a
+    ``without_vault`` answer gives it instead ("no memories yet", the default site modes), exit 0."""
     needs = getattr(args, "needs_vault", False)
     if callable(needs):
         needs = needs(args)
@@ -119,6 +120,9 @@ def check_vault_exists(args: argparse.Namespace) -> None:
     if args.vault or os.environ.get("VODOU_VAULT"):
         given = "--vault" if args.vault else "$VODOU_VAULT"
         raise VaultUnavailable(f"no vault at {path}; check {given} (nothing was created)")
+    if getattr(args, "without_vault", None) is not None:  # a fresh install: the command answers from nothing
+        args.func = args.without_vault
+        return
     raise VaultUnavailable(f"no vault yet at {path}; the first memory you add makes it (vodou mem add TEXT)")
 
 

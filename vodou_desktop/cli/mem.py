@@ -7,6 +7,7 @@ import importlib
 import pkgutil
 import sys
 from functools import partial
+from typing import Any
 
 from vodou_desktop.cli.ids import add_id_argument
 from vodou_desktop.cli.output import describe_fact, ensure_embedded, fact_line, print_json, wrap
@@ -22,6 +23,8 @@ from vodou_desktop.vault import query as q
 from vodou_desktop.vault.clock import since_time
 from vodou_desktop.vault.entities_store import find_entities
 from vodou_desktop.vault.facts import GLOBAL_KINDS, set_page_link
+from vodou_desktop.vault.query import Scope, within
+from vodou_desktop.vault.revisions import current_id
 from vodou_desktop.vault.sources import TIERS
 from vodou_desktop.words import FACT_KINDS, LIST_KINDS, score_details, why_matched
 
@@ -42,15 +45,22 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add.add_argument("--json", action="store_true")
     add.set_defaults(func=cmd_add)
 
-    search = msub.add_parser("search", help="search by keyword and meaning")
+    search = msub.add_parser("search", help="search by keyword and meaning (operators: project:, kind:, site:,"
+                                            " before:, after:)",
+                             description="Search by keyword and meaning. The query may hold operators that narrow it: "
+                                         "project:NAME (that project only; project:NAME+global with the global "
+                                         "memories; project:global the global ones alone), kind:KIND, site:HOST, "
+                                         "after:WHEN and before:WHEN (a date such as 2024-05-01, a month, a year, or "
+                                         "7d / 12h back from now). Operators alone list what they let through.")
     search.add_argument("query")
     search.add_argument("--project", help="search inside this project (its memories plus global ones)")
+    _scope_flags(search)
     search.add_argument("--scope", help="boost memories with this scope")
     search.add_argument("-k", type=int, default=10, help="number of results (default 10)")
     search.add_argument("--entity", metavar="NAME", help="only memories that mention this person or thing")
     search.add_argument("--explain", action="store_true", help="show every factor of each score")
     search.add_argument("--json", action="store_true")
-    search.set_defaults(func=cmd_search, needs_vault=True)
+    search.set_defaults(func=cmd_search, needs_vault=True, without_vault=cmd_search_empty)
 
     show = msub.add_parser("show", help="show one memory")
     add_id_argument(show)
@@ -59,15 +69,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     lst = msub.add_parser("list", help="list memories, newest first")
     lst.add_argument("--host", help="only memories from this site (and its subdomains); a URL works too")
-    lst.add_argument("--project", help="only this project and global memories")
+    lst.add_argument("--project", help="this project's memories and the global ones (--no-global: its own only)")
+    _scope_flags(lst)
     lst.add_argument("--kind", choices=LIST_KINDS, help="only memories of this kind")
     lst.add_argument("--since", metavar="WHEN", help="only memories saved since: a date (2026-03-01) or 7d / 12h")
     lst.add_argument("--pinned", action="store_true", help="only pinned memories")
     lst.add_argument("--tool", help="only memories written by this tool (an MCP client's name, cli, claude-code, …)")
     lst.add_argument("--forgotten", action="store_true", help="include forgotten memories")
-    lst.add_argument("-n", "--limit", type=int, default=50)
+    lst.add_argument("-n", "--limit", type=int, default=50, help="how many to show (default 50)")
     lst.add_argument("--json", action="store_true")
-    lst.set_defaults(func=cmd_list, needs_vault=True)
+    lst.set_defaults(func=cmd_list, needs_vault=True, without_vault=cmd_list_empty)
 
     link = msub.add_parser("page-link", help="link a memory to a page (wins over any page: token)")
     add_id_argument(link)
@@ -81,6 +92,29 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
         if info.name.startswith("mem_"):
             importlib.import_module(f"vodou_desktop.cli.{info.name}").register_mem(msub)
+
+
+def _scope_flags(parser: argparse.ArgumentParser) -> None:
+    scope = parser.add_mutually_exclusive_group()
+    scope.add_argument("--no-global", action="store_true", help="with --project: that project's own memories only")
+    scope.add_argument("--global-only", action="store_true", help="only the global memories (seen from every project)")
+
+
+def scoped(args: argparse.Namespace, **fields: Any) -> FactFilter:
+    """The owner's filter narrowed to ``--project`` as ``--no-global`` / ``--global-only`` say."""
+    owner = FactFilter(project=ALL_PROJECTS, **fields)
+    if args.global_only:
+        if args.project:
+            raise InvalidInput("--global-only shows the global memories of every project: leave out --project")
+        return within(owner, None, Scope.GLOBAL_ONLY)
+    if args.no_global and not args.project:
+        raise InvalidInput("--no-global goes with --project (that project's own memories)")
+    if not args.project:
+        return owner
+    return within(owner, args.project, Scope.PROJECT_ONLY if args.no_global else Scope.PROJECT_AND_GLOBAL)
+
+
+NO_MEMORIES_YET = "no memories yet: add one with `vodou mem add TEXT`, or import (vodou import --help)"
 
 
 def read_text(text: str) -> str:
@@ -138,13 +172,15 @@ def _require_collect(rt: Runtime, url: str) -> None:
 def cmd_search(args: argparse.Namespace) -> int:
     if args.k < 1:
         raise InvalidInput("-k must be at least 1")
+    filt = scoped(args)
     with _open(args) as rt:
+        if not rt.vault.read(lambda c: q.count_facts(c, FactFilter(project=ALL_PROJECTS))):
+            return _no_memories_yet(args, {"semantic": False, "note": NO_MEMORIES_YET, "results": []})
         semantic = ensure_embedded(rt, quiet=args.json) and rt.search.semantic
-        filt = FactFilter(project=args.project if args.project else ALL_PROJECTS)
         if args.entity:
             results = _entity_results(rt, args, filt)
         else:
-            results = rt.search.search(args.query, filt, scope=args.scope, k=args.k)
+            results = rt.search.search(args.query, filt, scope=args.scope, k=args.k, operators=True)
         if args.json:
             print_json({"semantic": semantic, "note": None if semantic else rt.embedder.why_not_ready(),
                         "results": [r.as_json(explain=args.explain) for r in results]})
@@ -171,19 +207,22 @@ def _entity_results(rt: Runtime, args: argparse.Namespace, filt: FactFilter) -> 
         raise NotFound(f"no person or thing called {args.entity!r} in memory")
     linked = {f.id for e, _ in entities
               for f in rt.vault.read(partial(q.facts_for_entity, entity_id=e, f=filt, limit=100_000))}
-    results = rt.search.search(args.query, filt, scope=args.scope, k=MAX_K)
+    results = rt.search.search(args.query, filt, scope=args.scope, k=MAX_K, operators=True)
     return [r for r in results if r.fact.id in linked][: args.k]
+
+
+OWNER_EVERYTHING = FactFilter(project=ALL_PROJECTS, include_forgotten=True, include_superseded=True)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     with _open(args, model=False) as rt:
-        fact = rt.vault.read(lambda c: q.get_fact(c, args.id, FactFilter(project=ALL_PROJECTS,
-                                                                       include_forgotten=True,
-                                                                       include_superseded=True)))
+        fact, history, current = rt.vault.read(lambda c: (
+            q.get_fact(c, args.id, OWNER_EVERYTHING), q.revision_history(c, args.id, OWNER_EVERYTHING),
+            current_id(c, args.id)))
         if args.json:
-            print_json(fact.as_json())
+            print_json({**fact.as_json(), "history": [h.as_json() for h in history[:-1]]})
             return 0
-        for line in describe_fact(fact):
+        for line in describe_fact(fact, history, current):
             print(line)
     return 0
 
@@ -191,21 +230,45 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise InvalidInput("--limit must be at least 1")
-    filt = FactFilter(project=args.project or ALL_PROJECTS, include_forgotten=args.forgotten,
-                      host=site_host(args.host) if args.host else None, kinds=(args.kind,) if args.kind else (),
-                      tiers=("pinned",) if args.pinned else (),
-                      saved_since=since_time(args.since) if args.since else None,
-                      tools=(args.tool,) if args.tool else ())
+    filt = scoped(args, include_forgotten=args.forgotten, host=site_host(args.host) if args.host else None,
+                  kinds=(args.kind,) if args.kind else (), tiers=("pinned",) if args.pinned else (),
+                  saved_since=since_time(args.since) if args.since else None, tools=(args.tool,) if args.tool else ())
     with _open(args, model=False) as rt:
-        facts = rt.vault.read(lambda c: q.list_facts(c, filt, limit=args.limit))
+        facts, total, held = rt.vault.read(lambda c: (
+            q.list_facts(c, filt, limit=args.limit), q.count_facts(c, filt),
+            q.count_facts(c, FactFilter(project=ALL_PROJECTS, include_forgotten=True))))
+        if not held:
+            return _no_memories_yet(args, [])
         if args.json:
             print_json([f.as_json() for f in facts])
             return 0
         if not facts:
-            print("no memories")
+            print("no memories match")
         for fact in facts:
             print(fact_line(fact))
+        if 0 < len(facts) < total:  # never a short list without saying so
+            print(f"{len(facts):,} of {total:,} shown (-n to see more)")
     return 0
+
+
+def _no_memories_yet(args: argparse.Namespace, empty: Any) -> int:
+    """A vault with no memory yet (or none made yet): said so, and nothing else is wrong (exit 0)."""
+    if args.json:
+        print_json(empty)
+    else:
+        print(NO_MEMORIES_YET)
+    return 0
+
+
+def cmd_list_empty(args: argparse.Namespace) -> int:
+    """``mem list`` on a fresh install (no vault made yet): no memories, which is no error."""
+    scoped(args)  # the same arguments are refused the same way
+    return _no_memories_yet(args, [])
+
+
+def cmd_search_empty(args: argparse.Namespace) -> int:
+    scoped(args)
+    return _no_memories_yet(args, {"semantic": False, "note": NO_MEMORIES_YET, "results": []})
 
 
 def cmd_page_link(args: argparse.Namespace) -> int:

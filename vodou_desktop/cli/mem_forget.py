@@ -1,4 +1,6 @@
-"""``vodou mem forget`` (soft, undoable) and ``vodou mem erase`` (hard, irreversible)."""
+"""``vodou mem forget`` (soft, undoable) and ``vodou mem erase`` (hard, irreversible), of one memory or
+several at once (``vodou mem forget 3 5 9``: one action, one undo; ``vodou mem erase 3 5 9``: one
+confirmation naming how many)."""
 
 from __future__ import annotations
 
@@ -6,9 +8,9 @@ import argparse
 from typing import Any
 
 from vodou_desktop.cli.confirm import confirm_erase
-from vodou_desktop.cli.ids import add_id_argument, short_op
+from vodou_desktop.cli.ids import add_ids_argument, short_op
 from vodou_desktop.cli.output import print_json
-from vodou_desktop.cli.undo import undo_operation, undone_sentence
+from vodou_desktop.cli.undo import undo_action
 from vodou_desktop.data.erase_copies import sentence as copies_sentence
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.governance.forget import Forgetting
@@ -17,9 +19,10 @@ from vodou_desktop.words import plural
 
 
 def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    forget = msub.add_parser("forget", help="hide one memory, or every memory from a site or a tool (undoable)")
+    forget = msub.add_parser("forget", help="hide memories (one or several ids), or every memory from a site or a"
+                                            " tool (undoable)")
     target = forget.add_mutually_exclusive_group()
-    add_id_argument(forget, required=False, group=target)
+    add_ids_argument(forget, required=False, group=target)
     target.add_argument("--host", help="site to forget, with its subdomains")
     target.add_argument("--document", type=int, metavar="ID", help="one Library document to forget")
     target.add_argument("--tool", help="every memory written by this tool (an MCP client's name, cli, …)")
@@ -30,9 +33,10 @@ def register_mem(msub: argparse._SubParsersAction) -> None:  # type: ignore[type
     forget.add_argument("--json", action="store_true")
     forget.set_defaults(func=cmd_forget, needs_vault=True)
 
-    erase = msub.add_parser("erase", help="delete memories for good: text, index and journal (asks first)")
+    erase = msub.add_parser("erase", help="delete memories for good (one or several ids, or a site): text, index"
+                                          " and journal (asks first)")
     target = erase.add_mutually_exclusive_group()
-    add_id_argument(erase, required=False, group=target)
+    add_ids_argument(erase, required=False, group=target)
     target.add_argument("--host", help="every memory from a site and its subdomains")
     target.add_argument("--document", type=int, metavar="ID", help="one Library document")
     erase.add_argument("--documents", action="store_true",
@@ -65,11 +69,13 @@ def cmd_forget(args: argparse.Namespace) -> int:
         raise InvalidInput("--documents goes with --host")
     with _open(args) as rt:
         if args.undo:
-            record, result = undo_operation(rt, args.undo)
-            print_json(result) if args.json else print(undone_sentence(record, result))
+            done = undo_action(rt, args.undo)
+            print_json(done.as_json()) if args.json else print(done.sentence)
             return 0
         forgetting = Forgetting(rt.vault)
-        if args.id is not None:
+        if len(args.ids) > 1:
+            result = forgetting.forget_facts(args.ids)
+        elif args.id is not None:
             result = forgetting.forget_fact(args.id)
         elif args.document is not None:
             result = forgetting.forget_document(args.document)
@@ -86,6 +92,9 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 def _forgot_sentence(args: argparse.Namespace, result: dict[str, Any]) -> str:
     undo = f" Undo: vodou undo {short_op(result['op'])}" if "op" in result else ""
+    if len(args.ids) > 1:
+        already = f" ({result['already_hidden']} hidden already)" if result["already_hidden"] else ""
+        return f"forgot {plural(len(result['ids']), 'memory')}{already}.{undo}"
     if args.id is not None:
         return f"forgot memory #{result['id']}.{undo}"
     if args.document is not None:
@@ -108,13 +117,17 @@ def cmd_erase(args: argparse.Namespace) -> int:
     _one_target(args, ("host", "document"), "a memory's id (vodou mem erase 3 --yes), --host SITE or --document ID")
     if args.documents and not args.host:
         raise InvalidInput("--documents goes with --host")
-    what = (f"memory #{args.id} and its revisions" if args.id is not None
+    what = (f"{plural(len(args.ids), 'memory')} ({', '.join(f'#{i}' for i in args.ids)}) and their revisions"
+            if len(args.ids) > 1
+            else f"memory #{args.id} and its revisions" if args.id is not None
             else f"library document #{args.document}" if args.document is not None
             else f"every memory from {args.host}" + (" and its library documents" if args.documents else ""))
     confirm_erase(args, what, "vodou mem erase")
     with _open(args) as rt:
         forgetting = Forgetting(rt.vault)
-        if args.id is not None:
+        if len(args.ids) > 1:
+            result = forgetting.erase_facts(args.ids)
+        elif args.id is not None:
             result = forgetting.erase_fact(args.id)
         elif args.document is not None:
             result = forgetting.erase_document(args.document)
@@ -129,6 +142,9 @@ def cmd_erase(args: argparse.Namespace) -> int:
 def _erased_sentence(result: dict[str, Any]) -> str:
     if "document" in result:
         return f"erased library document #{result['document']} for good"
+    if "memories_erased" in result:
+        return (f"erased {plural(result['memories_erased'], 'memory')} and their "
+                f"{plural(result['facts_erased'], 'revision')} for good")
     what = f"#{result['id']}" if "id" in result else result["host"]
     facts = plural(result["facts_erased"], "memory")
     if result.get("documents_erased"):

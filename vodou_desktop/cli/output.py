@@ -6,6 +6,7 @@ import json
 import shutil
 import sys
 import textwrap
+from collections.abc import Sequence
 from typing import Any
 
 from vodou_desktop.cli.ids import short_op
@@ -51,8 +52,10 @@ def fact_line(fact: Fact, score: float | None = None) -> str:
     return wrap(line, indent=" " * (len(head) + 4), first="")  # hanging: the id at the margin, text under it
 
 
-def describe_fact(fact: Fact) -> list[str]:
-    """``mem show``: one memory in plain words (the raw fields are in ``--json``)."""
+def describe_fact(fact: Fact, history: Sequence[Fact] = (), current: int | None = None) -> list[str]:
+    """``mem show``: one memory in plain words (the raw fields are in ``--json``), then its earlier
+    revisions (``history``, oldest first, the memory itself last), which are never recalled. ``current``:
+    for an earlier revision, the memory it belongs to now."""
     lines = [f"Memory #{fact.id}" + (" (pinned)" if fact.tier == "pinned" else ""), wrap(fact.text, "  "), ""]
     rows = [
         ("Project", project_words(fact.project) + ("" if fact.project else " (seen in every project)")),
@@ -62,15 +65,26 @@ def describe_fact(fact: Fact) -> list[str]:
         ("Saved", format_age(fact.created_at, "instant")),
         ("True as of", format_age(fact.valid_at, fact.valid_precision) if fact.valid_at else None),
         ("Scope", fact.scope), ("Trust", TIER_WORDS.get(fact.tier, fact.tier)),
-        ("Revision", f"{fact.revision}" + (f", corrects #{fact.predecessor_id}" if fact.predecessor_id else "")),
+        ("Revision", f"{fact.revision}"),
     ]
     if fact.forgotten:
         op = fact.invalidated_by or ""
         undo = f"; undo with: vodou undo {short_op(op)}" if op.startswith("op-") else ""
         rows.append(("Forgotten", f"{format_age(fact.invalid_at, 'instant')}{undo}"))
     if fact.superseded_by:
-        rows.append(("Replaced by", f"#{fact.superseded_by} (this revision is never recalled)"))
+        rows.append(("Replaced", f"this is an earlier revision of memory #{current}, never recalled"
+                     if current is not None and current != fact.id else
+                     f"by #{fact.superseded_by} (this memory is never recalled)"))
     lines += [wrap(f"{name}: {value}", indent="    ", first="  ") for name, value in rows if value]
+    earlier = list(history)[:-1]
+    if earlier:
+        lines += ["", "  History (never recalled):"]
+        for i, rev in enumerate(earlier):
+            after = history[i + 1]
+            moved = (f" (moved from {project_words(rev.project)} to {project_words(after.project)})"
+                     if rev.project != after.project else "")
+            lines.append(wrap(f"r{rev.revision}: {' '.join(rev.text.split())}{moved}", indent="        ",
+                              first="    "))
     return lines
 
 

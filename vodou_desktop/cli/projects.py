@@ -12,6 +12,7 @@ from vodou_desktop.runtime import Runtime
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter, projects_store
 from vodou_desktop.vault import query as q
 from vodou_desktop.vault.facts import clean_project
+from vodou_desktop.vault.query import Scope
 from vodou_desktop.words import plural
 
 
@@ -65,16 +66,20 @@ def cmd_add(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     with Runtime.open(args.vault, embedder="none") as rt:
         folders = dict(rt.vault.read(projects_store.all_projects))
-        counts = rt.vault.read(lambda c: q.count_facts_by_project(c, FactFilter(project=ALL_PROJECTS)))
-    names = sorted(set(folders) | set(counts))
-    if args.json:
-        print_json([{"name": n, "path": folders.get(n), "memories": counts.get(n, 0)} for n in names])
+        counts = rt.vault.read(lambda c: q.project_counts(c, FactFilter(project=ALL_PROJECTS)))
+    names = sorted(set(folders) | set(counts.projects))
+    if args.json:  # each scope's count: this project only, and with the global memories
+        print_json([{"name": n, "path": folders.get(n), "memories": counts.count(n, Scope.PROJECT_ONLY),
+                     "with_global": counts.count(n, Scope.PROJECT_AND_GLOBAL)} for n in names])
         return 0
     if not names:
         print("no projects yet: add a memory with --project NAME, or map a folder with: vodou projects add NAME PATH")
     for name in names:
         folder = folders.get(name)
-        print(f"{name}\t{plural(counts.get(name, 0), 'memory')}\t{folder or '(no folder)'}")
+        print(f"{name}\t{plural(counts.count(name, Scope.PROJECT_ONLY), 'memory')}"
+              f" ({counts.count(name, Scope.PROJECT_AND_GLOBAL):,} with the global ones)\t{folder or '(no folder)'}")
+    if names:
+        print(f"global\t{plural(counts.global_count, 'memory')} (seen from every project)")
     return 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from vodou_desktop.cli.output import print_json
-from vodou_desktop.governance.sitemodes import MODES, SiteModes
+from vodou_desktop.governance.sitemodes import MODES, Resolution, SiteModes
 from vodou_desktop.runtime import Runtime
 
 
@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     get = ssub.add_parser("get", help="the mode of a host or URL, and why")
     get.add_argument("host")
     get.add_argument("--json", action="store_true")
-    get.set_defaults(func=cmd_get, needs_vault=True)
+    get.set_defaults(func=cmd_get, needs_vault=True, without_vault=cmd_get_by_default)
 
     set_ = ssub.add_parser("set", help="set the mode of a host and its subdomains")
     set_.add_argument("host")
@@ -64,8 +64,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_resolution(args: argparse.Namespace, sites: SiteModes, host: str) -> None:
-    resolution = sites.resolve(host)
+def _print_resolution(args: argparse.Namespace, resolution: Resolution) -> None:
     if args.json:
         print_json(resolution.as_json())
     else:
@@ -74,7 +73,13 @@ def _print_resolution(args: argparse.Namespace, sites: SiteModes, host: str) -> 
 
 def cmd_get(args: argparse.Namespace) -> int:
     with _open(args) as rt:
-        _print_resolution(args, _sites(rt), args.host)
+        _print_resolution(args, _sites(rt).resolve(args.host))
+    return 0
+
+
+def cmd_get_by_default(args: argparse.Namespace) -> int:
+    """No vault yet (a fresh install): no rule exists, so the sensitive lists and the global default decide."""
+    _print_resolution(args, SiteModes(None).resolve(args.host))
     return 0
 
 
@@ -82,7 +87,7 @@ def cmd_set(args: argparse.Namespace) -> int:
     with _open(args) as rt:
         sites = _sites(rt)
         sites.set_rule(args.host, args.mode)
-        _print_resolution(args, sites, args.host)
+        _print_resolution(args, sites.resolve(args.host))
     return 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from vodou_desktop import config
 from vodou_desktop.cli.output import print_json
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
@@ -39,9 +40,14 @@ def read_stats(conn: Any) -> dict[str, Any]:
     }
 
 
+def meaning_is_on() -> bool:
+    """Search by meaning as this command's environment and the settings have it (VODOU_EMBEDDER wins)."""
+    return config.embedder_choice(config.load()) != "none"
+
+
 def cmd_stats(args: argparse.Namespace) -> int:
     with Runtime.open(args.vault, embedder="none") as rt:
-        stats = rt.vault.read(read_stats)
+        stats = {**rt.vault.read(read_stats), "search_by_meaning": "on" if meaning_is_on() else "off"}
     if args.json:
         print_json(stats)
         return 0
@@ -51,7 +57,11 @@ def cmd_stats(args: argparse.Namespace) -> int:
         print("kinds: " + ", ".join(plural(n, k) for k, n in stats["kinds"].items()))
     print(f"{stats['pinned']} pinned, {stats['forgotten']} forgotten (undoable), "
           f"from {plural(stats['sites'], 'site')}, {plural(stats['library_pages'], 'Library page')}")
-    if stats["waiting_for_embedding"]:
-        print(f"{stats['waiting_for_embedding']} waiting to be embedded for search by meaning "
+    waiting = stats["waiting_for_embedding"]
+    if stats["search_by_meaning"] == "off":
+        print("search by meaning is off: search finds memories by their words"
+              + (f" ({waiting} would be embedded when it is turned on)" if waiting else ""))
+    elif waiting:
+        print(f"{waiting} waiting to be embedded for search by meaning "
               "(the app does it, or the next `vodou mem search`)")
     return 0

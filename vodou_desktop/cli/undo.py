@@ -1,65 +1,81 @@
-"""``vodou undo [OP]``: undo the last forget, or the one whose id starts with OP.
+"""``vodou undo [OP]``: undo the last action (or the one whose id starts with OP); ``--list`` the journal.
 
-Forget (a memory, a site, a tool, a Library document) hides and is journaled, so it can be undone;
-erase deletes for good and never can (said when it is asked for).
+Every reversible action is journaled: forget (a memory, many, a site, a tool, a Library document),
+correct, move, pin and unpin, and an import. ``vodou undo`` names what it undoes ("Move 12 memories
+to birds") and does it; ``--dry-run`` only names it. Erase deletes for good and never can be undone
+(said when it is asked for, and when it came after the action undone).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
+from vodou_desktop.cli.ids import short_op
 from vodou_desktop.cli.output import print_json
-from vodou_desktop.governance.ages import format_age
-from vodou_desktop.governance.forget import Forgetting
+from vodou_desktop.governance.journal import FINAL, UNDOABLE, Action, Journal, Undone
 from vodou_desktop.runtime import Runtime
-from vodou_desktop.words import operation_words, plural
+
+STATE_WORDS = {UNDOABLE: "can undo", "undone": "undone", FINAL: "final", "elsewhere": "other computer"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("undo", help="undo the last forget (or the one named by OP); an erase cannot be undone",
-                       description="Undo a forget: the last one by default, or the one whose id starts with OP "
-                                   "(a few characters are enough). Erase deletes for good and cannot be undone.")
-    p.add_argument("op", nargs="?", metavar="OP", help="the operation's id, or its first characters")
+    p = sub.add_parser("undo", help="undo the last action (forget, correct, move, pin, import); an erase cannot be"
+                                    " undone",
+                       description="Undo the last action on your memories, or the one whose id starts with OP "
+                                   "(a few characters are enough): forget, correct, move, pin and unpin, import. "
+                                   "Erase deletes for good and cannot be undone.")
+    p.add_argument("op", nargs="?", metavar="OP", help="the action's id, or its first characters (`list`: the same"
+                                                       " as --list)")
+    p.add_argument("--list", action="store_true", help="list the recent actions, newest first, and whether each"
+                                                       " can be undone")
+    p.add_argument("--dry-run", action="store_true", help="only say what would be undone")
+    p.add_argument("-n", "--limit", type=int, default=20, help="with --list: how many actions (default 20)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_undo, needs_vault=True)
 
 
-def undo_operation(rt: Runtime, given: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Find the operation (``given`` prefix, else the last forget) and undo it: (its record, the result)."""
-    forgetting = Forgetting(rt.vault)
-    record = forgetting.find_operation(given)
+def undo_action(rt: Runtime, given: str | None) -> Undone:
+    """Find the action (``given`` prefix, else the last one) and undo it; a note on stderr when an erase
+    came after it (that one cannot be undone)."""
+    journal = Journal(rt.vault)
+    action = journal.find(given)
     if given is None:
-        erase = forgetting.latest_erase()
-        if erase is not None and erase["created_at"] > record["created_at"]:
-            print(f"vodou: note: the last operation, {operation_words(erase['kind'], erase['target'])}"
-                  f" ({format_age(erase['created_at'])}), cannot be undone; undoing the forget before it",
-                  file=sys.stderr)
-    return record, forgetting.undo(record["id"])
-
-
-def undone_sentence(record: dict[str, Any], result: dict[str, Any]) -> str:
-    """``undid forgetting memory #3 (5 minutes ago): 1 memory visible again``."""
-    what = operation_words(record["kind"], record["target"])
-    if result.get("correction"):
-        back = f"memory #{result['id']} is hidden and #{result['restored']}, the one it corrected, is back"
-    elif record["kind"] == "forget_document":
-        back = "the document is visible again" if result["documents_restored"] else "nothing was hidden any more"
-    else:
-        back = f"{plural(result['facts_restored'], 'memory')} visible again"
-        if result.get("documents_restored"):
-            back += f", and {plural(result['documents_restored'], 'library document')}"
-        if result.get("facts_still_hidden"):
-            back += f"; {result['facts_still_hidden']} still hidden by another forget"
-    return f"undid {what} ({format_age(record['created_at'])}): {back}"
+        erase = journal.final_since(action)
+        if erase is not None:
+            print(f"vodou: note: the last action, {erase.title} ({erase.when}), cannot be undone; undoing the"
+                  " one before it", file=sys.stderr)
+    return journal.undo(action.op)
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
     with Runtime.open(args.vault, embedder="none") as rt:
-        record, result = undo_operation(rt, args.op)
+        if args.list or args.op == "list":  # an id is hexadecimal: "list" never names one
+            return _list(Journal(rt.vault).actions(max(1, args.limit)), args.json)
+        if args.dry_run:
+            action = Journal(rt.vault).find(args.op)
+            print_json(action.as_json()) if args.json else print(f"would undo “{action.title}” ({action.when})")
+            return 0
+        done = undo_action(rt, args.op)
     if args.json:
-        print_json({**result, "undone": operation_words(record["kind"], record["target"])})
+        print_json(done.as_json())
     else:
-        print(undone_sentence(record, result))
+        print(done.sentence)
+    return 0
+
+
+def _list(actions: list[Action], as_json: bool) -> int:
+    if as_json:
+        print_json([a.as_json() for a in actions])
+        return 0
+    if not actions:
+        print("no actions yet")
+        return 0
+    rows: list[tuple[str, ...]] = [(STATE_WORDS.get(a.state, a.state), a.title, a.when,
+                                    short_op(a.op) if a.state == UNDOABLE else "") for a in actions]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    for row in rows:
+        print("  ".join(cell.ljust(widths[i]) if i < 3 else cell for i, cell in enumerate(row)).rstrip())
+    if any(a.state == FINAL for a in actions):
+        print("(an erase is final: erased memories are deleted for good)")
     return 0

@@ -48,6 +48,7 @@ from vodou_desktop.data.export_schema import (
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.governance.opm import CATEGORIES
 from vodou_desktop.vault import ALL_PROJECTS, Change, Fact, FactFilter, Vault
+from vodou_desktop.vault import journal_store as js
 from vodou_desktop.vault import query as q
 from vodou_desktop.vault import sync_store as st
 from vodou_desktop.vault import transfer as t
@@ -64,17 +65,21 @@ FIELDS_SHOWN = 5
 class ExportScope:
     project: str | None = None  # None: every project; a name: that project and the global memories
     include_forgotten: bool = False
+    ids: tuple[int, ...] | None = None  # a selection of memories (with their revisions): those alone
 
     @property
     def filter(self) -> FactFilter:
         return FactFilter(project=self.project if self.project else ALL_PROJECTS,
-                          include_forgotten=self.include_forgotten, include_superseded=True)
+                          include_forgotten=self.include_forgotten, include_superseded=True, ids=self.ids)
 
 
 def export_records(conn: apsw.Connection, scope: ExportScope) -> Iterator[dict[str, Any]]:
     """Every record of the export, in a stable order. Call inside one read transaction."""
     yield {"type": "header", "format": FORMAT, "version": FORMAT_VERSION, "vodou": __version__,
            "project": scope.project, "include_forgotten": scope.include_forgotten}
+    if scope.ids is not None:  # a selection: its memories (and what they name), not the vault's settings
+        yield from _selected(conn, scope)
+        return
     for row in t.table_rows(conn, "settings", "key"):
         if is_exported_setting(row["key"]):  # the allowlist: this computer's own settings never leave it
             yield {"type": "setting", **row}
@@ -99,6 +104,17 @@ def export_records(conn: apsw.Connection, scope: ExportScope) -> Iterator[dict[s
         yield {"type": "operator_memory", **row}
     for row in t.table_rows(conn, "operator_memory_history", "memory_id, revision"):
         yield {"type": "operator_memory_history", **row}
+
+
+def _selected(conn: apsw.Connection, scope: ExportScope) -> Iterator[dict[str, Any]]:
+    facts = _all(conn, partial(q.facts_for_export, f=scope.filter), lambda f: f.id)
+    names = {n for ns in t.entity_names_by_chunk(conn, [f.id for f in facts]).values() for n in ns}
+    for entity in t.entities(conn):
+        if entity["name"] in names:
+            yield {"type": "entity", **entity}
+    for op in t.operations(conn, {f.invalidated_by for f in facts if f.invalidated_by}):
+        yield {"type": "operation", **op}
+    yield from _memories(conn, facts)
 
 
 def _all(conn: apsw.Connection, read: Callable[..., list[Any]], key: Callable[[Any], int]) -> list[Any]:
@@ -273,6 +289,7 @@ class ImportReport:
     erased_here: int = 0  # memories erased on this computer: an import never brings them back
     settings_skipped: tuple[str, ...] = ()  # settings only this computer may set (sync, keys, pause…)
     unknown_fields: dict[str, int] = field(default_factory=dict)  # "memory.colour" → records that had it
+    op: str | None = None  # the undo journal's entry for the whole import
 
     def sentences(self) -> list[str]:
         """What the import did, in a few lines: what it wrote, what the vault held already, what it
@@ -311,10 +328,12 @@ class ImportReport:
         return {**self.counts, "ids_kept": self.ids_kept,
                 "memory_ids": {str(old): new for old, new in self.memory_ids.items()},
                 "already_here": self.already_here, "erased_here": self.erased_here,
-                "settings_skipped": list(self.settings_skipped), "unknown_fields": self.unknown_fields}
+                "settings_skipped": list(self.settings_skipped), "unknown_fields": self.unknown_fields,
+                "op": self.op}
 
 
-def import_records(vault: Vault, records: ExportFile | list[dict[str, Any]]) -> ImportReport:
+def import_records(vault: Vault, records: ExportFile | list[dict[str, Any]],
+                   what: str = "a Vodou export") -> ImportReport:
     """Write a checked export in one transaction (a list of records is checked first, the same way).
 
     Into an empty vault every id is kept. Into one that already holds memories they get new ids
@@ -375,10 +394,11 @@ def import_records(vault: Vault, records: ExportFile | list[dict[str, Any]]) -> 
                                                         "operator_memory", "source_event", "setting")}
         counts["entity"] = len(checked.of("entity"))
         moved = {old: new for old, new in ids.chunks.items() if old != new}
+        entry = js.record_import(conn, change, [refs[r] for r in refs if r not in was_here], what)  # one undo
         return ImportReport(counts, ids.keep, dict(sorted(moved.items())),
                             already_here={k: v for k, v in here.items() if v},
                             erased_here=erased, settings_skipped=tuple(checked.private_settings),
-                            unknown_fields=dict(sorted(checked.unknown_fields.items())))
+                            unknown_fields=dict(sorted(checked.unknown_fields.items())), op=entry)
 
     report: ImportReport = vault.write(job)
     return report
@@ -396,12 +416,25 @@ def _import_memories(conn: apsw.Connection, change: Change, checked: ExportFile,
     many were erased here, and the ids here whose state the merge changed."""
     refs: dict[int, int] = {}
     was_here: set[int] = set()
-    erased: set[int] = set()
+    memories = sorted(checked.of("memory"), key=lambda m: (m.get("id") or 0, m["ref"]))
+    # A memory keeps its first id through its corrections, so an earlier revision can come after the
+    # one that revised it in id order: what is left out (erased here, and every revision of one) is
+    # settled before anything is written, and the revision links after.
+    erased = {m["ref"] for m in memories if t.erased_here(conn, m)}
+    revised_by: dict[int, list[int]] = {}
+    for m in memories:
+        if m["predecessor"] is not None:
+            revised_by.setdefault(m["predecessor"], []).append(m["ref"])
+    todo = list(erased)
+    while todo:
+        for later in revised_by.get(todo.pop(), []):
+            if later not in erased:
+                erased.add(later)
+                todo.append(later)
     merged: set[int] = set()
-    here = t.MemoriesHere(conn, [] if ids.keep else checked.of("memory"))
-    for m in sorted(checked.of("memory"), key=lambda m: (m.get("id") or 0, m["ref"])):
-        if t.erased_here(conn, m) or (m["predecessor"] is not None and m["predecessor"] in erased):
-            erased.add(m["ref"])
+    here = t.MemoriesHere(conn, [] if ids.keep else memories)
+    for m in memories:
+        if m["ref"] in erased:
             continue
         found = None if ids.keep else here.find(m)
         if found is not None:
@@ -416,7 +449,11 @@ def _import_memories(conn: apsw.Connection, change: Change, checked: ExportFile,
         predecessor = refs.get(m["predecessor"]) if m["predecessor"] else None
         refs[m["ref"]] = t.import_fact(conn, change, m, predecessor, entity_ids, ids)
         here.added(refs[m["ref"]], m)
-        if m["predecessor"] in was_here:  # a revision of a memory already here: settled as sync settles forks
-            merged |= {refs[m["ref"]], predecessor or 0} - {0}
         count("memory", True)
+    written = [m for m in memories if m["ref"] in refs and m["ref"] not in was_here]
+    t.set_predecessors(conn, change, [(refs[m["ref"]], refs[m["predecessor"]]) for m in written
+                                      if m["predecessor"] in refs])
+    for m in written:
+        if m["predecessor"] in was_here:  # a revision of a memory already here: settled as sync settles forks
+            merged |= {refs[m["ref"]], refs[m["predecessor"]]}
     return refs, was_here, len(erased), merged

@@ -17,7 +17,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,13 +25,11 @@ from vodou_desktop.errors import Conflict, InvalidInput, NotFound
 from vodou_desktop.governance.ages import format_age
 from vodou_desktop.ingest.fences import strip_context
 from vodou_desktop.pages import site_host
-from vodou_desktop.vault import ALL_PROJECTS, Change, FactFilter, Vault
-from vodou_desktop.vault import query as q
+from vodou_desktop.vault import Change, Vault
+from vodou_desktop.vault import journal_store as js
 from vodou_desktop.vault import retraction as r
-from vodou_desktop.vault.revisions import correct_fact
 
 CONFIRM_WINDOW_S = 8.0
-_EVERY = FactFilter(project=ALL_PROJECTS, include_forgotten=True, include_superseded=True)
 
 
 @dataclass
@@ -140,19 +138,21 @@ class Forgetting:
 
         return dict(self.vault.write(job))
 
-    def correct_fact(self, fact_id: int, text: str, by: str) -> dict[str, Any]:
-        """Write ``text`` as the next revision of a fact for the AI tool ``by``, recorded as an
-        operation so the person sees it and ``undo`` reverts it (the new revision is hidden, the old
-        one comes back)."""
+    def correct_fact(self, fact_id: int, text: str, by: str | None = None) -> dict[str, Any]:
+        """Correct a memory in place (it keeps its id) for the AI tool ``by`` (or the person), recorded
+        as an operation so the person sees it and ``undo`` reverts it (the earlier text comes back)."""
         fact_id, clean = int(fact_id), strip_context(text)
 
         def job(conn, change: Change) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-            new_id = correct_fact(conn, change, fact_id, clean)
-            op = r.record_operation(conn, change, r.CORRECT_FACT_KIND, str(new_id),
-                                    {"facts": 1, "replaces": fact_id, "tool": by})
-            return {"op": op, "id": new_id, "replaces": fact_id, "secrets_removed": list(change.secrets_removed)}
+            done = js.correct(conn, change, fact_id, clean, tool=by)
+            return {**done, "secrets_removed": list(change.secrets_removed)}
 
         return dict(self.vault.write(job))
+
+    def forget_facts(self, ids: Sequence[int], by: str | None = None) -> dict[str, Any]:
+        """Hide many memories as one operation (one undo brings them all back)."""
+        wanted = list(ids)
+        return dict(self.vault.write(lambda conn, change: js.forget(conn, change, wanted, tool=by)))
 
     def forget_tool(self, tool: str, dry_run: bool = False) -> dict[str, Any]:
         """Hide every visible fact written by ``tool`` (an MCP client's name, ``cli``, …) as one
@@ -193,9 +193,10 @@ class Forgetting:
                 raise Conflict(f"operation {op} was already undone ({format_age(record['undone_at'])})")
             if record["kind"] == r.CORRECT_FACT_KIND:
                 new_id, old_id = int(record["target"]), int(record["detail"]["replaces"])
-                r.revert_correction(conn, change, op, new_id, old_id)
-                return {"op": op, "id": new_id, "restored": old_id, "facts_restored": 1, "facts_still_hidden": 0,
-                        "documents_restored": 0, "correction": True}
+                memory = r.revert_correction(conn, change, op, new_id, old_id)
+                hidden = int(r.get_operation(conn, op)["target"])  # type: ignore[index]  # where the revision went
+                return {"op": op, "id": memory, "restored": memory, "hidden": hidden, "facts_restored": 1,
+                        "facts_still_hidden": 0, "documents_restored": 0, "correction": True}
             restored = r.clear_stamps(conn, change, op)
             documents = r.clear_document_stamps(conn, change, op)
             still_hidden = 0
@@ -205,9 +206,11 @@ class Forgetting:
             for other, other_tool in r.active_forget_operations(conn, op, r.FORGET_TOOL_KIND):
                 covered = set(r.visible_tool_fact_ids(conn, other_tool)) & set(restored)
                 still_hidden += r.stamp_invalid(conn, change, sorted(covered), other)
+            for other, covered_ids in js.covering(conn, restored, op).items():  # selections, undone imports
+                still_hidden += r.stamp_invalid(conn, change, covered_ids, other)
             r.reelect_canonicals(conn, change, r.group_ids(conn, restored))
             names = {r.FORGET_KIND: "host", r.FORGET_TOOL_KIND: "tool", r.FORGET_FACT_KIND: "id",
-                     r.FORGET_DOCUMENT_KIND: "document"}
+                     r.FORGET_DOCUMENT_KIND: "document", r.FORGET_FACTS_KIND: "facts"}
             text_target = record["kind"] in (r.FORGET_KIND, r.FORGET_TOOL_KIND)
             target = record["target"] if text_target else int(record["target"])
             return {"op": op, names[record["kind"]]: target, "facts_restored": len(restored) - still_hidden,
@@ -247,21 +250,54 @@ class Forgetting:
 
     # -- erase ------------------------------------------------------------------------------
     def erase_fact(self, fact_id: int) -> dict[str, Any]:
-        """Hard delete a fact with its whole revision lineage; then the WAL is truncated."""
+        """Hard delete a fact with its whole revision lineage; then the WAL is truncated, and every copy
+        Vodou keeps that holds any revision of it (by global id: a copy made before a correction holds
+        the earlier text under the same id) is rewritten."""
 
-        def job(conn, change: Change) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+        def job(conn, change: Change) -> tuple[dict[str, Any], list[str]]:  # type: ignore[no-untyped-def]
             if not r.existing_fact_ids(conn, [int(fact_id)]):
                 raise NotFound(f"no memory with id {fact_id}")
             ids = sorted(r.lineage(conn, [int(fact_id)]))
+            gone = list(js.sync_ids_of(conn, ids).values())
             deleted = r.delete_facts(conn, change, ids)
             op = r.record_operation(conn, change, "erase_fact", str(fact_id), {"facts": deleted})
-            return {"op": op, "id": int(fact_id), "facts_erased": deleted}
+            return {"op": op, "id": int(fact_id), "facts_erased": deleted}, gone
 
-        text = self.vault.read(lambda c: _text_of(c, int(fact_id)))
+        result, gone = self.vault.write(job)
+        self.vault.checkpoint()
+        return self._erase_in_copies(dict(result), lambda f: f.erase_global_ids(gone),
+                                     lambda c: _holds_any(c, gone))
+
+    def erase_facts(self, ids: Sequence[int]) -> dict[str, Any]:
+        """Hard delete many memories, each with its whole revision lineage, as one operation; then the
+        WAL is truncated and every copy Vodou keeps that holds any of them is rewritten."""
+        wanted = list(ids)
+
+        def job(conn, change: Change) -> tuple[dict[str, Any], list[str]]:  # type: ignore[no-untyped-def]
+            memories = js.memories(conn, wanted)
+            rows = sorted(r.lineage(conn, memories))
+            gone = list(js.sync_ids_of(conn, rows).values())
+            deleted = r.delete_facts(conn, change, rows)
+            op = r.record_operation(conn, change, r.ERASE_FACTS_KIND, str(len(memories)),
+                                    {"facts": deleted, "memories": len(memories)})
+            return {"op": op, "ids": memories, "memories_erased": len(memories), "facts_erased": deleted}, gone
+
+        result, gone = self.vault.write(job)
+        self.vault.checkpoint()
+        return self._erase_in_copies(dict(result), lambda f: f.erase_global_ids(gone),
+                                     lambda c: _holds_any(c, gone))
+
+    def erase_global_ids(self, sync_ids: Sequence[str]) -> dict[str, Any]:
+        """Erase the memories with these global ids and their lineage (the same erase, in a copy)."""
+        wanted = list(sync_ids)
+
+        def job(conn, change: Change) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+            rows = sorted(r.lineage(conn, js.row_ids_of(conn, wanted).values()))
+            return {"facts_erased": r.delete_facts(conn, change, rows)}
+
         result = dict(self.vault.write(job))
         self.vault.checkpoint()
-        return self._erase_in_copies(result, lambda f: f.erase_fact(fact_id),
-                                     lambda c: text is not None and _text_of(c, int(fact_id)) == text)
+        return result
 
     def erase_host(self, host: str, *, documents: bool = False) -> dict[str, Any]:
         """Hard delete every fact of ``host`` (and subdomains) with lineage, and its Library documents
@@ -314,11 +350,11 @@ class Forgetting:
         return {**result, **erase_in_copies(self.vault.path, erase, holds).as_json()}
 
 
-def _text_of(conn: Any, fact_id: int) -> str | None:
-    try:
-        return q.get_fact(conn, fact_id, _EVERY).text
-    except NotFound:
-        return None
+def _holds_any(conn: Any, sync_ids: Sequence[str]) -> bool:
+    """Whether a copy holds any memory with these global ids."""
+    if not sync_ids:
+        return False
+    return bool(js.row_ids_of(conn, sync_ids))
 
 
 def _tool_name(tool: str) -> str:

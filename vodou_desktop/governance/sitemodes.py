@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from vodou_desktop.errors import InvalidInput
+from vodou_desktop.errors import InvalidInput, VaultUnavailable
 from vodou_desktop.governance.sensitive import SensitiveLists, default_lists
 from vodou_desktop.pages import site_host
 from vodou_desktop.vault import Vault, settings_store, site_rules
@@ -49,31 +49,45 @@ def _parents(host: str) -> list[str]:
     return [".".join(labels[i:]) for i in range(len(labels) - 1)]
 
 
-class SiteModes:
-    """The one place a host's mode is decided. Rules and settings live in the vault."""
+def _decide(host: str, rules: dict[str, str], default: str | None, paused: bool,
+            sensitive: SensitiveLists) -> Resolution:
+    category = sensitive.category_of(host)
+    if paused:
+        return Resolution(host, "off", "paused", None, category)
+    for candidate in _parents(host):  # most specific first
+        if candidate in rules:
+            return Resolution(host, rules[candidate], f"user rule on {candidate}", candidate, category)
+    if category:
+        return Resolution(host, "off", f"sensitive default: {category}", None, category)
+    return Resolution(host, default if default in MODES else DEFAULT_MODE, "global default", None, None)
 
-    def __init__(self, vault: Vault, sensitive: SensitiveLists | None = None) -> None:
-        self.vault = vault
+
+class SiteModes:
+    """The one place a host's mode is decided. Rules and settings live in the vault; with none made yet
+    (``vault=None``, a fresh install) only the sensitive lists and the global default decide."""
+
+    def __init__(self, vault: Vault | None, sensitive: SensitiveLists | None = None) -> None:
+        self._vault = vault
         self.sensitive = sensitive or default_lists()
+
+    @property
+    def vault(self) -> Vault:
+        if self._vault is None:
+            raise VaultUnavailable("no vault yet: the first memory you add, or the first site rule, makes it")
+        return self._vault
 
     def resolve(self, url_or_host: str) -> Resolution:
         """Mode and reason for a URL or a bare host; ``InvalidInput`` for non-web URLs or bad hosts."""
         host = site_host(url_or_host)
         candidates = _parents(host)
+        if self._vault is None:
+            return _decide(host, {}, None, False, self.sensitive)
         rules, default, paused = self.vault.read(lambda c: (
             site_rules.rules_for_hosts(c, candidates),
             settings_store.get_setting(c, GLOBAL_DEFAULT_KEY),
             settings_store.get_setting(c, PAUSED_KEY),
         ))
-        category = self.sensitive.category_of(host)
-        if paused == "1":
-            return Resolution(host, "off", "paused", None, category)
-        for candidate in candidates:  # most specific first
-            if candidate in rules:
-                return Resolution(host, rules[candidate], f"user rule on {candidate}", candidate, category)
-        if category:
-            return Resolution(host, "off", f"sensitive default: {category}", None, category)
-        return Resolution(host, default or DEFAULT_MODE, "global default", None, None)
+        return _decide(host, rules, default, paused == "1", self.sensitive)
 
     def set_rule(self, host: str, mode: str) -> Resolution:
         """Set (or replace) the user rule for ``host`` and its subdomains; returns the new resolution."""

@@ -1,8 +1,10 @@
 """``vodou doctor``: checks of the person's data, each a pass/fail with its offending rows.
 
 The file (SQLite's integrity check), the keyword index (FTS5's own check), the vectors (missing, or
-of another model than the one in use), encryption (on or off: said, never a failure), the newest
-backup's age and whether it verifies (one search for it), the installed resources, and the data
+of another model than the one in use; with search by meaning off, that it is off: a state, never a
+failure), encryption (on or off: said, never a failure), the newest backup's age (against how long
+this vault has existed, not how old its memories are: an import brings years-old memories into a
+new vault) and whether it verifies (one search for it), the installed resources, and the data
 audits of seeds 000 and 004 (page sources keep their URL; a project tag comes from a batch whose
 inputs agreed). The audits of Vodou's own source
 code run in its test suite, not here: a person's vault can only fail on its own data.
@@ -23,6 +25,7 @@ from vodou_desktop.vault import Vault, audits
 from vodou_desktop.vault import query as q
 from vodou_desktop.vault.cipher import is_encrypted
 from vodou_desktop.vault.clock import parse_iso, to_iso
+from vodou_desktop.vault.migrations import vault_made_at
 from vodou_desktop.words import plural
 
 BACKFILL_WINDOW = timedelta(hours=1)
@@ -43,11 +46,12 @@ class Check:
 
 @dataclass(frozen=True)
 class Setup:
-    """What the checks need beyond the vault: the model in use (``None``: search by meaning is off),
-    the backups folder, and now."""
+    """What the checks need beyond the vault: the model in use (``None``: search by meaning is off, and
+    ``off_by`` says where: the environment or the settings), the backups folder, and now."""
     model: str | None
     backups: Path
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
+    off_by: str = "in Settings"
 
 
 def check_integrity(vault: Vault) -> Check:
@@ -74,6 +78,11 @@ def check_embeddings(vault: Vault, window: timedelta = BACKFILL_WINDOW) -> Check
     return Check("embeddings_missing", "embeddings backfilled", count == 0, detail, ids)
 
 
+def check_meaning_off(setup: Setup) -> Check:
+    """Search by meaning turned off: a choice, said as one line (memories are found by their words)."""
+    return Check("meaning", "search by meaning", True, f"off ({setup.off_by})")
+
+
 def check_embedding_model(vault: Vault, model: str | None) -> Check:
     count = 0 if model is None else vault.read(partial(q.count_stale_embedded, model=model))
     detail = (f"{count} chunks have vectors of another model than {model}" if count
@@ -96,11 +105,11 @@ def check_backup_age(vault: Vault, setup: Setup, newest: Newest, *, damaged: boo
         return Check("backup_age", "a recent backup exists", age <= BACKUP_STALE, detail, [str(newest[0])])
     if damaged:
         return Check("backup_age", "a recent backup exists", False, f"no backup in {setup.backups}")
-    oldest = vault.read(q.oldest_memory_at)
-    if oldest is None or setup.now - parse_iso(oldest) <= BACKUP_STALE:
+    made = vault.read(vault_made_at)
+    if vault.read(q.oldest_memory_at) is None or made is None or setup.now - parse_iso(made) <= BACKUP_STALE:
         return Check("backup_age", "a recent backup exists", True, f"no backup in {setup.backups} yet")
     return Check("backup_age", "a recent backup exists", False,
-                 f"no backup in {setup.backups}; the oldest memory is {_days(setup.now - parse_iso(oldest))} old")
+                 f"no backup in {setup.backups}; this vault was made {_days(setup.now - parse_iso(made))} ago")
 
 
 def _days(age: timedelta) -> str:
@@ -167,7 +176,8 @@ def run_doctor(vault: Vault, setup: Setup, *, window: timedelta = BACKFILL_WINDO
     if not integrity.passed:
         return [integrity, check_encryption(vault), check_backup_age(vault, setup, newest, damaged=True),
                 check_resources()]
-    return [integrity, check_fts(vault), check_embeddings(vault, window),
-            check_embedding_model(vault, setup.model), check_encryption(vault),
+    meaning = ([check_meaning_off(setup)] if setup.model is None else
+               [check_embeddings(vault, window), check_embedding_model(vault, setup.model)])
+    return [integrity, check_fts(vault), *meaning, check_encryption(vault),
             check_backup_age(vault, setup, newest), check_latest_backup(newest),
             check_sources_without_url(vault), check_mixed_batches(vault), check_resources()]

@@ -36,6 +36,7 @@ from vodou_desktop.ingest.exports import (
 from vodou_desktop.ingest.window import Entry, store_window
 from vodou_desktop.vault import Change, Vault
 from vodou_desktop.vault import ingest_store as store
+from vodou_desktop.vault import journal_store as journal
 
 Progress = Callable[[int, int], None]
 
@@ -50,6 +51,7 @@ class ImportReport:
     malformed: list[str] = field(default_factory=list)
     fact_ids: list[int] = field(default_factory=list)
     secrets_removed: list[str] = field(default_factory=list)  # kinds, one per secret (vault/secret_filter.py)
+    op: str | None = None  # the undo journal's entry for the whole import (None: it added nothing)
 
     def as_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -82,6 +84,8 @@ def import_export(vault: Vault, path: Path, fmt: str, *, progress: Progress | No
             _import_conversation(vault, item, fmt, report)
         if progress:
             progress(done, report.conversations)
+    # one undo for the whole import (each conversation was its own transaction)
+    report.op = vault.write(lambda c, ch: journal.record_import(c, ch, report.fact_ids, f"{Path(path).name} ({fmt})"))
     return report
 
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from vodou_desktop.ingest.fences import strip_context
 from vodou_desktop.vault import Change, Vault
+from vodou_desktop.vault import journal_store as journal
 from vodou_desktop.vault.facts import insert_document, insert_fact, split_document
-from vodou_desktop.vault.revisions import correct_fact, move_fact, set_pinned
 from vodou_desktop.vault.secret_filter import removed_note, scrub
 from vodou_desktop.vault.sources import stamp_source
 
@@ -87,16 +87,22 @@ def save_document(vault: Vault, text: str, origin: Origin, *, project: str | Non
 
 
 def correct(vault: Vault, fact_id: int, text: str) -> Saved:
-    """Replace a fact's text with a new revision (the old one stays as history); returns the new id."""
+    """Correct a memory in place: it keeps its id (returned, with the secrets removed from the new
+    text) and the old text stays in its history, never recalled. Journaled: ``vodou undo`` brings the
+    old text back."""
     clean = strip_context(text)
-    return vault.write(_saved(lambda conn, change: correct_fact(conn, change, fact_id, clean)))  # type: ignore[no-any-return]
+    return vault.write(_saved(lambda conn, change: int(journal.correct(conn, change, fact_id, clean)["id"])))  # type: ignore[no-any-return]
 
 
 def pin(vault: Vault, fact_id: int, pinned: bool = True) -> bool:
     """Pin (tier ``pinned``: it outranks everything) or unpin; returns whether anything changed."""
-    return bool(vault.write(lambda conn, change: set_pinned(conn, change, fact_id, pinned)))
+    return bool(vault.write(lambda conn, change: journal.pin(conn, change, [fact_id], pinned))["changed"])
 
 
-def move(vault: Vault, fact_id: int, project: str | None) -> Saved:
-    """Move a fact to another project (``None``: global) as a new revision; returns the new id."""
-    return vault.write(_saved(lambda conn, change: move_fact(conn, change, fact_id, project)))  # type: ignore[no-any-return]
+def move(vault: Vault, fact_id: int, project: str | None, *, new_project: bool | None = None) -> int:
+    """Move a memory to another project (``None``: global) as its next revision; it keeps its id
+    (returned). The write entry lets ``project`` be new or not (``None``); the doors a person uses
+    (``governance.edits.Edits.move``, ``vodou mem move``) ask for an existing one unless it is named
+    as new on purpose (``new_project``)."""
+    done = vault.write(lambda conn, change: journal.move(conn, change, [fact_id], project, new_project=new_project))
+    return int(done["ids"][0])

@@ -8,7 +8,7 @@ provenance writer and strips ``vodou:context`` fences), and renders memories wit
 
 A client may correct or forget only what it wrote itself (source ``mcp``, its own tool name); both
 are soft and recorded in the vault's operation journal, so the person sees them and can undo them
-(``vodou mem forget --undo OP``). Nothing here erases.
+(``vodou undo OP``). A correction keeps the memory's id. Nothing here erases.
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ class MemoryTools:
         where = self.project(args, caller)
         self._wait_for_model(caller)
         semantic = self.runtime.search.semantic
-        found = self.runtime.search.search(args["query"], FactFilter(project=where.project),
+        found = self.runtime.search.search(args["query"], FactFilter(project=where.project), operators=True,
                                            k=int(args.get("k", DEFAULT_K)))
         extra = {} if semantic else {"note": self.runtime.embedder.why_not_ready()}
         envelope = self._envelope(where, search="meaning and keyword" if semantic else "keyword", semantic=semantic,
@@ -221,16 +221,17 @@ class MemoryTools:
         done = Forgetting(self.runtime.vault).correct_fact(fact.id, args["text"], by=caller.client)
         new = self.runtime.vault.read(partial(q.get_fact, fact_id=done["id"], f=FactFilter(project=ALL_PROJECTS)))
         removed = removed_note(done["secrets_removed"])
-        return self._envelope(where, memory=fact_result(new), replaces=fact.id, op=done["op"],
+        return self._envelope(where, memory=fact_result(new), revision=done["revision"], op=done["op"],
                               secrets_removed=done["secrets_removed"],
-                              note=f"corrected{f' ({removed})' if removed else ''}; #{fact.id} is kept as its"
-                                   f" history. The person can undo it: vodou mem forget --undo {done['op']}")
+                              note=f"corrected in place{f' ({removed})' if removed else ''}: memory {fact.id} keeps"
+                                   f" its id; the earlier text stays in its history, never recalled. The person can"
+                                   f" undo it: vodou undo {done['op']}")
 
     def _forget_memory(self, args: dict[str, Any], caller: Caller) -> dict[str, Any]:
         where, fact = self._own(args, caller, "forget", "`vodou mem forget --id {id}`")
         done = Forgetting(self.runtime.vault).forget_fact(fact.id, by=caller.client)
         return self._envelope(where, id=fact.id, op=done["op"], forgotten=True,
-                              note=f"hidden, not erased. The person can undo it: vodou mem forget --undo {done['op']}")
+                              note=f"hidden, not erased. The person can undo it: vodou undo {done['op']}")
 
 
 def _cursor(cursor: str | None) -> int | None:

@@ -40,6 +40,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from vodou_desktop.search import keyword
+from vodou_desktop.search import operators as search_operators
 from vodou_desktop.search.embedder import DEFAULT_MODEL, Embedder
 from vodou_desktop.search.fusion import FusionParams, keyword_weight, normalise
 from vodou_desktop.search.vectors import VectorIndex
@@ -167,11 +168,18 @@ class SearchService:
         return self.embedder is not None and self.embedder.ready
 
     def search(self, text: str, filt: FactFilter | str | None = None, *, scope: str | None = None,
-               k: int = 10) -> list[SearchResult]:
+               k: int = 10, operators: bool = False) -> list[SearchResult]:
         """Top ``k`` facts for ``text`` under ``filt`` (a project name means that project's facts
-        plus global ones). Any string is safe; none raises."""
+        plus global ones). Any string is safe; none raises, except, with ``operators`` (what a person
+        or an AI tool typed as a search: ``project:``, ``kind:``, ``site:``, ``before:``, ``after:``,
+        see ``operators.py``), an operator that is malformed or would reach past ``filt``."""
         filt = FactFilter(project=filt) if isinstance(filt, str) else filt or FactFilter()
         k = max(1, min(int(k), MAX_K))
+        if operators:  # they narrow the filter, never widen it; alone, they list what they let through
+            typed = search_operators.parse(text)
+            text, filt = typed.words, typed.narrow(filt)
+            if typed.only_operators:
+                return [SearchResult(f, 0.0) for f in self.vault.read(lambda c: q.list_facts(c, filt, limit=k))]
         text, pending = self._submit(text)
         try:
             # One read transaction for the whole query: one snapshot, no BEGIN/COMMIT per step (the
@@ -185,12 +193,17 @@ class SearchService:
                 pending.cancel()  # only when the keyword stage raised before the vector was needed
 
     def search_all(self, text: str, filt: FactFilter | None = None, *,
-                   scope: str | None = None) -> RankedMatches:
+                   scope: str | None = None, operators: bool = False) -> RankedMatches:
         """Every match of ``text`` under ``filt``, for a list that can reach them all (the memory
         browser): the candidates ranked exactly as ``search`` ranks them (its top ``k`` are their
         first ``k``), then every other fact the keyword expression finds, by bm25. One read
         transaction; only the ranked candidates are read in full (a few hundred at most)."""
         filt = filt or FactFilter()
+        if operators:  # as in ``search``; alone, every memory they let through, newest first
+            typed = search_operators.parse(text)
+            text, filt = typed.words, typed.narrow(filt)
+            if typed.only_operators:
+                return RankedMatches([], [(i, 0.0) for i in self.vault.read(lambda c: q.ordered_fact_ids(c, filt))])
         text, pending = self._submit(text)
         try:
             with self.index.held():

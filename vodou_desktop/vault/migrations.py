@@ -24,6 +24,15 @@ def applied_migrations(conn: apsw.Connection) -> list[str]:
     return [row[0] for row in conn.execute("SELECT name FROM schema_migrations ORDER BY id")]
 
 
+def vault_made_at(conn: apsw.Connection) -> str | None:
+    """When this vault was made (its first schema step): how long it has existed, whatever the age of
+    the memories imported into it."""
+    if not applied_migrations(conn):
+        return None
+    row = conn.execute("SELECT min(applied_at) FROM schema_migrations").fetchone()
+    return None if row is None or row[0] is None else str(row[0])
+
+
 def migrate(conn: apsw.Connection, path: object, migrations: list[Migration] | None = None,
             before_write: Callable[[], object] | None = None) -> list[str]:
     """Bring the vault up to date; returns the names applied now. Refuses a newer vault.

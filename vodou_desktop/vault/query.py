@@ -14,12 +14,13 @@ selects from ``chunks``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any, Final, NamedTuple, TypeVar
 
 import apsw
 
-from vodou_desktop.errors import InvalidInput, NotFound
+from vodou_desktop.errors import InvalidInput, NotFound, PolicyRefused
 from vodou_desktop.pages import normalize_host
 from vodou_desktop.vault.connection import id_array, scalar
 from vodou_desktop.vault.records import FACT_COLUMNS, Document, Fact, document_from_row, fact_from_row
@@ -49,6 +50,9 @@ class FactFilter:
     """What a caller may see. The defaults are the safe ones."""
 
     project: str | None | _AllProjects = None  # None: no project context → global facts only
+    # With a project name: its memories and the global ones (the wall), or only its own (False: the
+    # person's "this project only"). Either way never more than the wall.
+    global_too: bool = True
     include_forgotten: bool = False
     include_superseded: bool = False
     host: str | None = None  # source host or page host is this host or a subdomain
@@ -56,6 +60,9 @@ class FactFilter:
     kinds: tuple[str, ...] = ()
     tools: tuple[str, ...] = ()  # the writing tool of the source (``cli``, an MCP client's name, …)
     saved_since: str | None = None  # ISO time: only memories saved at or after it
+    after: str | None = None  # ISO time: only memories true/said at or after it (their age: valid_at, else saved)
+    before: str | None = None  # ISO time: only memories true/said before it
+    ids: tuple[int, ...] | None = None  # only these memories (a selection); () lets none through
 
     def where(self) -> tuple[str, list[Any]]:
         """SQL predicates over ``c`` (chunks) and ``s`` (memory_sources), with parameters."""
@@ -64,7 +71,7 @@ class FactFilter:
         if self.project is None:
             clauses.append("c.project_id IS NULL")
         elif isinstance(self.project, str):
-            clauses.append("(c.project_id = ? OR c.project_id IS NULL)")
+            clauses.append(_PROJECT_AND_GLOBAL if self.global_too else _PROJECT_ONLY)
             params.append(self.project)
         if not self.include_forgotten:
             clauses.append("c.invalid_at IS NULL")
@@ -90,7 +97,88 @@ class FactFilter:
         if self.saved_since:
             clauses.append("c.created_at >= ?")
             params.append(self.saved_since)
+        if self.after:
+            clauses.append("coalesce(c.valid_at, c.created_at) >= ?")
+            params.append(self.after)
+        if self.before:
+            clauses.append("coalesce(c.valid_at, c.created_at) < ?")
+            params.append(self.before)
+        if self.ids is not None:
+            clauses.append("c.id IN carray(?)" if self.ids else "0")
+            if self.ids:
+                params.append(id_array(self.ids))
         return " AND ".join(clauses), params
+
+
+_PROJECT_AND_GLOBAL = "(c.project_id = ? OR c.project_id IS NULL)"
+# The person's "this project only" (a narrowing of the wall above, never a wall of its own): the
+# one predicate on a project without the global carve-out, reviewed in tests/code_audit.py.
+_PROJECT_ONLY = "c.project_id = ?"
+
+
+# -- scopes: what a project group means (this project only, with global, global only) -----------
+
+class Scope(StrEnum):
+    """The three ways to look at a project: its own memories, with the global ones, or the global ones
+    alone. Global memories (NULL project, every preference) are seen from every project."""
+
+    PROJECT_ONLY = "project"
+    PROJECT_AND_GLOBAL = "project+global"
+    GLOBAL_ONLY = "global"
+
+
+def within(f: FactFilter, project: str | None, scope: Scope = Scope.PROJECT_AND_GLOBAL) -> FactFilter:
+    """``f`` narrowed to ``project`` seen with ``scope`` (``project`` is ignored for ``GLOBAL_ONLY``).
+
+    Never wider than ``f``: a caller walled into one project (an MCP server pinned to it, a client's
+    folder) asking for another gets ``PolicyRefused``, not the other project's memories."""
+    scope = Scope(scope)
+    if scope is Scope.GLOBAL_ONLY:
+        target: str | None = None
+        global_too = True
+    else:
+        if not isinstance(project, str) or not project.strip():
+            raise InvalidInput("name the project (or look at the global memories only)")
+        target, global_too = project.strip(), scope is Scope.PROJECT_AND_GLOBAL
+    if isinstance(f.project, _AllProjects):
+        return replace(f, project=target, global_too=global_too)
+    if target is None and (f.project is None or f.global_too):
+        return replace(f, project=None, global_too=True)
+    if target is not None and f.project == target:
+        return replace(f, global_too=f.global_too and global_too)
+    wanted = "the global memories" if target is None else f"project {target}"
+    raise PolicyRefused(f"only {_seen(f)} can be seen here: {wanted} is outside it")
+
+
+def _seen(f: FactFilter) -> str:
+    if f.project is None:
+        return "the global memories"
+    return f"project {f.project}" + (" and the global memories" if f.global_too else "")
+
+
+@dataclass(frozen=True)
+class ProjectCounts:
+    """How many memories a filter lets through in each project and among the global ones: what a
+    project list (the memory browser's sidebar, ``vodou projects list``) shows for every scope."""
+
+    projects: dict[str, int]  # each project's own memories, by name
+    global_count: int
+
+    def count(self, project: str | None, scope: Scope = Scope.PROJECT_ONLY) -> int:
+        scope = Scope(scope)
+        if scope is Scope.GLOBAL_ONLY:
+            return self.global_count
+        own = self.projects.get(project or "", 0)
+        return own + self.global_count if scope is Scope.PROJECT_AND_GLOBAL else own
+
+    @property
+    def total(self) -> int:
+        return sum(self.projects.values()) + self.global_count
+
+    def as_json(self) -> dict[str, Any]:
+        return {"global": self.global_count, "total": self.total,
+                "projects": [{"name": name, "only": n, "with_global": n + self.global_count}
+                             for name, n in self.projects.items()]}
 
 
 _FROM = "FROM chunks c JOIN memory_sources s ON s.id = c.source_id"
@@ -112,6 +200,25 @@ def get_fact(conn: apsw.Connection, fact_id: int, f: FactFilter) -> Fact:
     if not rows:
         raise NotFound(f"no memory with id {fact_id} (or it is hidden here)")
     return rows[0]
+
+
+MAX_REVISIONS = 200  # a history longer than this shows its newest revisions
+
+
+@reader
+def revision_history(conn: apsw.Connection, fact_id: int, f: FactFilter) -> list[Fact]:
+    """A memory's revisions that ``f`` lets through, oldest first, ending with ``fact_id`` itself (an
+    owner's view passes ``include_superseded``: history is never recalled, only shown)."""
+    fact = get_fact(conn, fact_id, f)
+    older: list[Fact] = []
+    current = fact
+    while current.predecessor_id is not None and len(older) < MAX_REVISIONS:
+        rows = _select(conn, f, "c.id = ?", [current.predecessor_id])
+        if not rows:
+            break
+        current = rows[0]
+        older.append(current)
+    return [*reversed(older), fact]
 
 
 @reader
@@ -348,6 +455,16 @@ def count_facts_by_project(conn: apsw.Connection, f: FactFilter) -> dict[str, in
 
 
 @reader
+def project_counts(conn: apsw.Connection, f: FactFilter) -> ProjectCounts:
+    """Every project's own count and the global count under ``f``, in one statement (projects by name)."""
+    where, params = f.where()
+    rows = conn.execute(f"SELECT c.project_id, count(*) {_FROM} WHERE {where} GROUP BY c.project_id"
+                        " ORDER BY c.project_id", params)
+    counts = {row[0]: int(row[1]) for row in rows}
+    return ProjectCounts({str(k): n for k, n in counts.items() if k is not None}, counts.get(None, 0))
+
+
+@reader
 def count_facts_by_tool(conn: apsw.Connection, f: FactFilter, source_kind: str = "mcp") -> dict[str, int]:
     """How many memories each writing tool of ``source_kind`` (AI tools over MCP by default) holds."""
     where, params = f.where()
@@ -356,6 +473,7 @@ def count_facts_by_tool(conn: apsw.Connection, f: FactFilter, source_kind: str =
     return {str(row[0]): int(row[1]) for row in conn.execute(sql, [*params, source_kind])}
 
 
+_DOCUMENT_PROJECT_ONLY = "d.project_id = ?"  # "this project only" for documents (see _PROJECT_ONLY)
 DOCUMENT_COLUMNS = (
     "d.id, d.title, d.page_url, d.page_key, d.page_host, d.project_id, s.tier, s.kind, d.created_at,"
     " (SELECT count(*) FROM chunks x WHERE x.document_id = d.id)"
@@ -369,7 +487,7 @@ def _document_where(f: FactFilter) -> tuple[str, list[Any]]:
     if f.project is None:
         clauses.append("d.project_id IS NULL")
     elif isinstance(f.project, str):
-        clauses.append("(d.project_id = ? OR d.project_id IS NULL)")
+        clauses.append("(d.project_id = ? OR d.project_id IS NULL)" if f.global_too else _DOCUMENT_PROJECT_ONLY)
         params.append(f.project)
     if f.host:
         host = normalize_host(f.host)

@@ -30,10 +30,13 @@ FORGET_KIND = "forget_host"
 FORGET_FACT_KIND = "forget_fact"
 FORGET_DOCUMENT_KIND = "forget_document"
 FORGET_TOOL_KIND = "forget_tool"
-CORRECT_FACT_KIND = "correct_fact"  # a correction by an AI tool: undone by hiding the new revision
-UNDOABLE_KINDS = (FORGET_KIND, FORGET_FACT_KIND, FORGET_DOCUMENT_KIND, FORGET_TOOL_KIND, CORRECT_FACT_KIND)
+FORGET_FACTS_KIND = "forget_facts"  # many memories at once (a selection); what it named is in its items
+CORRECT_FACT_KIND = "correct_fact"  # a correction (by the person or an AI tool): undone by hiding the new revision
+UNDOABLE_KINDS = (FORGET_KIND, FORGET_FACT_KIND, FORGET_DOCUMENT_KIND, FORGET_TOOL_KIND, FORGET_FACTS_KIND,
+                  CORRECT_FACT_KIND)
 ERASE_HOST_KIND = "erase_host"
-ERASE_KINDS = (ERASE_HOST_KIND, "erase_fact", "erase_document")
+ERASE_FACTS_KIND = "erase_facts"
+ERASE_KINDS = (ERASE_HOST_KIND, "erase_fact", "erase_document", ERASE_FACTS_KIND)
 HOST_KEY_SETTING = "operations_host_key"  # per-vault random key for erased hosts' keyed hashes
 
 
@@ -255,20 +258,29 @@ def clear_stamps(conn: apsw.Connection, change: Change, op: str) -> list[int]:
     return ids
 
 
-def revert_correction(conn: apsw.Connection, change: Change, op: str, new_id: int, old_id: int) -> None:
-    """Undo a correction: hide its revision under ``op`` and bring the revision it replaced back."""
-    row = conn.execute("SELECT superseded_by FROM chunks WHERE id = ?", (new_id,)).fetchone()
-    if row is not None and row[0] is not None:
-        from vodou_desktop.errors import Conflict
+def revert_correction(conn: apsw.Connection, change: Change, op: str, new_id: int, old_id: int) -> int:
+    """Undo a correction: hide its revision under ``op`` and bring the revision it replaced back, under
+    the memory's id (returned). Refused when the revision changed since: corrected again, or hidden by
+    another operation (undo would show what that one hid)."""
+    from vodou_desktop.errors import Conflict
+    from vodou_desktop.vault.revisions import revision_chain, settle_heads
 
+    row = conn.execute("SELECT superseded_by, invalid_at, invalidated_by FROM chunks WHERE id = ?",
+                       (new_id,)).fetchone()
+    if row is not None and row[0] is not None:
         raise Conflict(f"memory {new_id} was corrected again since (#{row[0]}); undo that first")
+    if row is not None and row[1] is not None and row[2] != op:
+        raise Conflict(f"memory {new_id} is hidden by another operation since ({row[2]}); undo that first")
     stamp_invalid(conn, change, [new_id], op)
     conn.execute("UPDATE chunks SET superseded_by = NULL, superseded_at = NULL WHERE id = ? AND superseded_by = ?",
                  (old_id, new_id))
     conn.execute("UPDATE operations SET undone_at = ? WHERE id = ?", (now_iso(), op))
     _touch_chunks(conn, change, [old_id, new_id])
-    reelect_canonicals(conn, change, group_ids(conn, [old_id]))
+    memory = min(revision_chain(conn, old_id))
+    settle_heads(conn, change, [old_id])
+    reelect_canonicals(conn, change, group_ids(conn, [old_id, new_id]))
     change.touch("operations")
+    return memory
 
 
 def active_forget_operations(conn: apsw.Connection, except_op: str, kind: str = FORGET_KIND) -> list[tuple[str, str]]:
@@ -338,6 +350,8 @@ def delete_facts(conn: apsw.Connection, change: Change, ids: Sequence[int]) -> i
     sources: set[int] = set()
     for part in batched(ids):
         in_ = marks(part)
+        conn.execute(f"DELETE FROM operation_items WHERE sync_id IN (SELECT sync_id FROM chunks WHERE id IN ({in_}))",
+                     part)  # the undo journal's items of erased memories (ids only, but they are gone)
         sources.update(int(r[0]) for r in conn.execute(f"SELECT source_id FROM chunks WHERE id IN ({in_})", part))
         conn.execute(f"DELETE FROM entity_links WHERE chunk_id IN ({in_})", part)
         conn.execute(f"UPDATE chunks SET predecessor_id = NULL WHERE predecessor_id IN ({in_})", part)

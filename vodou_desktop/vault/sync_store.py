@@ -32,6 +32,7 @@ from vodou_desktop.vault.connection import scalar
 from vodou_desktop.vault.facts import insert_fact
 from vodou_desktop.vault.hlc import ZERO, ms_of, stamp_ms
 from vodou_desktop.vault.opm_store import MEMORY_COLUMNS
+from vodou_desktop.vault.revisions import settle_heads
 from vodou_desktop.vault.schema import SYNC_CAPTURE_SETTING
 from vodou_desktop.vault.settings_store import get_setting, set_setting
 from vodou_desktop.vault.sources import stamp_source
@@ -553,7 +554,8 @@ def record_own_erasures(conn: apsw.Connection, records: Iterable[Record]) -> set
 def normalize(conn: apsw.Connection, change: Change, fact_ids: set[int]) -> None:
     """Derive, from the merged state alone (so every device derives the same): a forget hides the revisions
     written concurrently with it; of concurrent revisions of one memory only the one its predecessor names
-    stays visible; fact groups re-elect their canonical."""
+    stays visible; fact groups re-elect their canonical. Then each memory's current revision takes the
+    memory's id on this device (row ids are local: sync never sees them)."""
     touched = {i for i in fact_ids if conn.execute("SELECT 1 FROM chunks WHERE id = ?", (i,)).fetchone()}
     if not touched:
         return
@@ -571,6 +573,7 @@ def normalize(conn: apsw.Connection, change: Change, fact_ids: set[int]) -> None
         frontier += _carry_forget(conn, current)
     r.reelect_canonicals(conn, change, r.group_ids(conn, sorted(touched | predecessors)))
     change.touch("chunks", chunk_ids=touched)
+    settle_heads(conn, change, touched | predecessors)  # each memory under its own id here too (revisions.py)
 
 
 def _settle_forks(conn: apsw.Connection, parent: int) -> None:

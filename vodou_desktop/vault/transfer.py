@@ -369,6 +369,14 @@ def renumber_groups(conn: apsw.Connection, change: Change, members: Sequence[tup
         change.touch("chunks", chunk_ids=facts)
 
 
+def set_predecessors(conn: apsw.Connection, change: Change, pairs: Iterable[tuple[int, int]]) -> None:
+    """(revision, the one it revised): the links an import could not write with the row."""
+    for fact_id, predecessor in pairs:
+        conn.execute("UPDATE chunks SET predecessor_id = ? WHERE id = ? AND predecessor_id IS NOT ?",
+                     (predecessor, fact_id, predecessor))
+        change.touch("chunks", chunk_ids=[fact_id, predecessor])
+
+
 def set_superseded_by(conn: apsw.Connection, change: Change,
                       pairs: Iterable[tuple[int, int, str | None, bool]]) -> set[int]:
     """``(loser, winner, at, loser_was_here)``: a memory written now takes its successor as exported; one

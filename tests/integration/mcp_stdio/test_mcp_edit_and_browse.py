@@ -28,13 +28,20 @@ def test_correct_and_forget_own_memories_undoably(keyword_server: McpClient) -> 
     vault, word = keyword_server.vault, _word()
     mine = keyword_server.call("remember", {"text": f"The {word} standup is at 9"})["memory"]
     fixed = keyword_server.call("correct_memory", {"id": mine["id"], "text": f"The {word} standup is at 10"})
-    new_id = fixed["memory"]["id"]
-    assert fixed["replaces"] == mine["id"] and fixed["memory"]["provenance"]["tool"] == CLIENT_NAME
-    assert [r["id"] for r in keyword_server.call("search_memory", {"query": word})["results"]] == [new_id]
+    assert fixed["memory"]["id"] == mine["id"] and fixed["revision"] == 2  # corrected in place: the same id
+    assert fixed["memory"]["provenance"]["tool"] == CLIENT_NAME
+
+    def found() -> list[tuple[int, str]]:
+        return [(r["id"], r["text"]) for r in keyword_server.call("search_memory", {"query": word})["results"]]
+
+    assert found() == [(mine["id"], f"The {word} standup is at 10")]
+    assert keyword_server.call("get_memory", {"id": mine["id"]})["memory"]["text"] == f"The {word} standup is at 10"
     listed = json.loads(_cli(vault, "mem", "list", "--tool", CLIENT_NAME, "--json"))
-    assert new_id in [m["id"] for m in listed] and mine["id"] not in [m["id"] for m in listed]
-    _cli(vault, "mem", "forget", "--undo", fixed["op"])  # the person undoes the correction
-    assert [r["id"] for r in keyword_server.call("search_memory", {"query": word})["results"]] == [mine["id"]]
+    assert [m["id"] for m in listed].count(mine["id"]) == 1
+    shown = _cli(vault, "mem", "show", str(mine["id"]))
+    assert f"The {word} standup is at 10" in shown and f"r1: The {word} standup is at 9" in shown
+    _cli(vault, "undo", fixed["op"])  # the person undoes the correction
+    assert found() == [(mine["id"], f"The {word} standup is at 9")]
 
     gone = keyword_server.call("forget_memory", {"id": mine["id"]})
     assert gone["forgotten"] is True and gone["op"] in gone["note"]

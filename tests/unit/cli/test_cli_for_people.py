@@ -63,10 +63,12 @@ def test_url_and_host_accept_what_sites_set_accepts(vault_arg):
 
 def test_projects_list_includes_projects_that_hold_memories(vault_arg):
     run_cli(*vault_arg, "mem", "add", "Thesis chapter two is late", "--project", "thesis")
+    run_cli(*vault_arg, "mem", "add", "Coffee before nine", "--kind", "preference")
     listed = run_cli(*vault_arg, "projects", "list")
-    assert listed.code == 0 and "thesis\t1 memory\t(no folder)" in listed.out
+    assert listed.code == 0 and "thesis\t1 memory (2 with the global ones)\t(no folder)" in listed.out
+    assert "global\t1 memory (seen from every project)" in listed.out
     data = json.loads(run_cli(*vault_arg, "projects", "list", "--json").out)
-    assert data == [{"name": "thesis", "path": None, "memories": 1}]
+    assert data == [{"name": "thesis", "path": None, "memories": 1, "with_global": 2}]
 
 
 def test_stats(vault_arg):

@@ -43,7 +43,7 @@ def test_list_by_tool(seeded: tuple[Path, dict[str, list[int]]]) -> None:
     assert out.code == 0, out.err
     assert {f["id"] for f in json.loads(out.out)} == set(ids["cursor"] + ids["page"])
     assert all(f["tool"] == "cursor" for f in json.loads(out.out))
-    assert run_cli("--vault", str(path), "mem", "list", "--tool", "nobody").out.strip() == "no memories"
+    assert run_cli("--vault", str(path), "mem", "list", "--tool", "nobody").out.strip() == "no memories match"
 
 
 def test_forget_by_tool_is_one_undoable_operation(seeded: tuple[Path, dict[str, list[int]]]) -> None:
@@ -58,7 +58,7 @@ def test_forget_by_tool_is_one_undoable_operation(seeded: tuple[Path, dict[str, 
     assert visible(path) == everyone - set(ids["cursor"] + ids["page"])
     text = run_cli("--vault", str(path), "mem", "forget", "--undo", done["op"])
     assert text.code == 0
-    assert "forgetting the memories written by cursor (just now): 4 memories visible again" in text.out
+    assert "undid “Forget the memories written by cursor” (just now): 4 memories visible again" in text.out
     assert visible(path) == everyone
 
 

@@ -28,22 +28,26 @@ def _seen_from(vault: Vault, project: str | None) -> set[str]:
     return {r.fact.text for r in found} | {f.text for f in listed}
 
 
-def test_a_fact_moved_from_b_to_a_is_seen_from_a_only_and_keeps_its_history(vault_path: Path) -> None:
+def test_a_fact_moved_from_b_to_a_is_seen_from_a_only_and_keeps_its_id_and_history(vault_path: Path) -> None:
     with Vault.open(vault_path) as vault:
         fact = remember(vault, "the wombat server runs on port 8080", Origin(kind="cli"), project="B")
         assert "the wombat server runs on port 8080" in _seen_from(vault, "B")
-    result = run_cli("--vault", str(vault_path), "mem", "move", str(fact), "--project", "A")
+    typo = run_cli("--vault", str(vault_path), "mem", "move", str(fact), "--project", "A")
+    assert typo.code == 2 and "there is no project 'A'" in typo.err and "--new" in typo.err  # a typo starts nothing
+    result = run_cli("--vault", str(vault_path), "mem", "move", str(fact), "--project", "A", "--new")
     assert result.code == 0, result.err
-    assert "is now in A" in result.out and f"#{fact} is kept as its history" in result.out
+    assert result.out.startswith(f"#{fact} is now in A (a new project) (the move is in its history).")
     with Vault.open(vault_path) as vault:
         assert "the wombat server runs on port 8080" in _seen_from(vault, "A")
         assert "the wombat server runs on port 8080" not in _seen_from(vault, "B")
-        old = vault.read(lambda c: q.get_fact(c, fact, OWNER))
-        new = vault.read(lambda c: q.get_fact(c, old.superseded_by, OWNER))  # type: ignore[arg-type]
-        assert (old.project, new.project, new.predecessor_id, new.revision) == ("B", "A", fact, 2)
-        back = move(vault, new.id, None)  # and to global: seen from every project
+        new = vault.read(lambda c: q.get_fact(c, fact, OWNER))
+        old = vault.read(lambda c: q.get_fact(c, new.predecessor_id, OWNER))  # type: ignore[arg-type]
+        assert (old.project, new.project, old.superseded_by, new.revision) == ("B", "A", fact, 2)
+        assert move(vault, fact, None) == fact  # and to global: seen from every project, the same id
         assert "the wombat server runs on port 8080" in _seen_from(vault, "B")
-        assert vault.read(lambda c: q.get_fact(c, back, OWNER)).project is None
+        assert vault.read(lambda c: q.get_fact(c, fact, OWNER)).project is None
+    again = run_cli("--vault", str(vault_path), "mem", "move", str(fact), "--project", "A", "--new")
+    assert again.code == 2 and "project 'A' exists already" in again.err
 
 
 def test_preferences_and_forgotten_or_old_revisions_are_refused(vault_path: Path) -> None:
@@ -54,8 +58,26 @@ def test_preferences_and_forgotten_or_old_revisions_are_refused(vault_path: Path
         fact = remember(vault, "in A already", Origin(kind="cli"), project="A")
         with pytest.raises(Conflict, match="already in A"):
             move(vault, fact, "A")
-        newer = move(vault, fact, "C")
-        with pytest.raises(Conflict, match=f"replaced by #{newer}"):
-            move(vault, fact, "D")
+        assert move(vault, fact, "C") == fact
+        earlier = vault.read(lambda c: q.get_fact(c, fact, OWNER)).predecessor_id
+        with pytest.raises(Conflict, match=f"#{earlier} is an earlier revision of memory #{fact}"):
+            move(vault, earlier, "D")  # type: ignore[arg-type]
     refused = run_cli("--vault", str(vault_path), "mem", "move", str(pref), "--global")
     assert refused.code == 2 and "always global" in refused.err
+
+
+def test_moving_many_is_one_action_that_counts_what_it_skipped(vault_path: Path) -> None:
+    with Vault.open(vault_path) as vault:
+        ids = [remember(vault, f"bird note {i}", Origin(kind="cli"), project="inbox") for i in range(4)]
+        pref = remember(vault, "prefers binoculars with a strap", Origin(kind="cli"), kind="preference")
+        remember(vault, "the birds project", Origin(kind="cli"), project="birds")
+    moved = run_cli("--vault", str(vault_path), "mem", "move", *map(str, [*ids, pref]), "--project", "birds")
+    assert moved.code == 0, moved.err
+    assert moved.out.startswith("moved 4 memories, now in birds (1 preference kept global). Undo: vodou undo ")
+    with Vault.open(vault_path) as vault:
+        assert {vault.read(lambda c, i=i: q.get_fact(c, i, OWNER)).project for i in ids} == {"birds"}
+    listed = run_cli("--vault", str(vault_path), "undo", "--dry-run")
+    assert listed.out.strip() == "would undo “Move 4 memories to birds” (just now)"
+    assert run_cli("--vault", str(vault_path), "undo").code == 0
+    with Vault.open(vault_path) as vault:
+        assert {vault.read(lambda c, i=i: q.get_fact(c, i, OWNER)).project for i in ids} == {"inbox"}

@@ -16,8 +16,8 @@ import pytest
 import vodou_desktop
 from vodou_desktop.cli.export import exported_words
 from vodou_desktop.cli.mem_forget import _erased_sentence, _forgot_sentence
-from vodou_desktop.cli.undo import undone_sentence
 from vodou_desktop.data.backup import VaultCounts
+from vodou_desktop.governance.journal import Action, undone_words
 from vodou_desktop.words import plural
 
 NOUNS = ("memory", "library document", "operator memory", "prompt", "conversation", "new message", "entity",
@@ -25,6 +25,7 @@ NOUNS = ("memory", "library document", "operator memory", "prompt", "conversatio
          "internal audit", "memory updated", "set of near-duplicates", "project")
 PACKAGE = Path(vodou_desktop.__file__).parent
 SOURCES = [*sorted((PACKAGE / "cli").glob("*.py")), *sorted((PACKAGE / "sync").glob("*.py")),
+           PACKAGE / "governance" / "journal.py", PACKAGE / "governance" / "edits.py",
            *sorted((PACKAGE / "ui").glob("*.py")), PACKAGE / "data" / "backup.py"]
 
 
@@ -52,7 +53,8 @@ def _wrong(text: str) -> list[str]:
 
 def _messages(n: int) -> list[str]:
     ns = argparse.Namespace
-    forget = {"id": None, "document": None, "tool": None, "dry_run": False, "documents": False, "host": "a.example"}
+    forget = {"id": None, "ids": [], "document": None, "tool": None, "dry_run": False, "documents": False,
+              "host": "a.example"}
     counts: dict[str, Any] = {"facts": n, "facts_hidden": n, "documents": n, "documents_hidden": n,
                               "documents_kept": n, "op": "op-0123456789ab", "host": "a.example"}
     return [
@@ -66,9 +68,15 @@ def _messages(n: int) -> list[str]:
         _forgot_sentence(ns(**{**forget, "host": None, "tool": "cursor", "dry_run": True}),
                          {**counts, "tool": "cursor", "by_source": {"mcp": n}}),
         _erased_sentence({"host": "a.example", "facts_erased": n, "documents_erased": 0, "documents_kept": n}),
+        _erased_sentence({"memories_erased": n, "facts_erased": n}),
+        _forgot_sentence(ns(**{**forget, "host": None, "ids": [1, 2]}),
+                         {**counts, "ids": [1] * n, "already_hidden": n}),
         _erased_sentence({"host": "a.example", "facts_erased": n, "documents_erased": n, "documents_kept": 0}),
-        undone_sentence({"kind": "forget_host", "target": "a.example", "created_at": "2026-01-01T00:00:00.000000Z"},
-                        {"facts_restored": n, "documents_restored": n, "facts_still_hidden": 0}),
+        *(undone_words(Action("op-0123456789ab", kind, "Forget the memories from a.example",
+                              "2026-01-01T00:00:00.000000+00:00", None, "undoable"),
+                       {"facts_restored": n, "documents_restored": n, "facts_still_hidden": n, "facts_hidden": n,
+                        "facts_changed_since": n})
+          for kind in ("forget_host", "move_facts", "pin_facts", "import")),
     ]
 
 

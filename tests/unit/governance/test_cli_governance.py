@@ -90,7 +90,7 @@ def test_forget_one_memory_by_id_and_undo(tmp_path: Path) -> None:
     assert run_cli(*v, "mem", "forget", "--id", str(added["id"]), "--dry-run").code == 2
     undone = run_cli(*v, "mem", "forget", "--undo", op)
     assert undone.code == 0
-    assert undone.out.strip() == f"undid forgetting memory #{added['id']} (just now): 1 memory visible again"
+    assert undone.out.strip() == f"undid “Forget memory #{added['id']}” (just now): 1 memory visible again"
     assert len(json.loads(run_cli(*v, "mem", "list", "--json").out)) == 2
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.support import run_cli
 from tests.unit.data.conftest import no_real_keyring  # noqa: F401  (autouse: the key file, never a real keyring)
 from vodou_desktop import config
@@ -70,3 +72,22 @@ def test_erase_by_host_reaches_encrypted_backups_too(tmp_path: Path) -> None:
         with Vault.open(path) as copy:
             texts = copy.read(lambda c: [r[0] for r in c.execute("SELECT text FROM chunks")])
         assert not any(CANARY in t for t in texts) and any(KEEPER in t for t in texts)
+
+
+@pytest.mark.parametrize("several", [False, True])
+def test_erase_reaches_copies_made_before_a_correction(tmp_path: Path, several: bool) -> None:
+    """The memory keeps its id when corrected, so a copy made before holds its earlier text under the same
+    id: erase finds it by global id. ``vodou mem erase 3 5 9`` too (one confirmation, one operation)."""
+    vault_path, backups, own, doomed = _scene(tmp_path)
+    with Vault.open(vault_path) as vault:
+        other = add_fact(vault, f"a second {CANARY} to erase", "https://secret.example.com/q")
+    assert run_cli("--vault", str(vault_path), "backup").code == 0
+    assert run_cli("--vault", str(vault_path), "mem", "correct", str(doomed), "my secret was moved").code == 0
+    ids = [str(doomed), str(other)] if several else [str(doomed)]
+    if not several:
+        assert run_cli("--vault", str(vault_path), "mem", "erase", str(other), "--yes").code == 0
+    result = run_cli("--vault", str(vault_path), "mem", "erase", *ids, "--yes")
+    assert result.code == 0, result.err
+    said = "erased 2 memories and their 3 revisions for good" if several else f"erased 2 memories (#{doomed})"
+    assert result.out.startswith(said), result.out
+    assert _hits(backups) == [] and [h for h in _hits(tmp_path) if not h.startswith("mine.sqlite")] == []

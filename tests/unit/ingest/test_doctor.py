@@ -153,11 +153,24 @@ def test_vectors_of_another_model_are_a_problem_unless_search_by_meaning_is_off(
     assert "embeddings_other_model" not in _failed(run_doctor(vault, off))
 
 
+def test_search_by_meaning_off_is_a_state_not_a_problem(vault, setup):
+    """Meaning off: no vector is ever made, so old memories without one are how it should be (it said
+    "PROBLEM … 20000 chunks older than 1:00:00 have no embedding" and exited 1 on every such vault)."""
+    _healthy(vault)
+    _old_fact(vault)
+    checks = run_doctor(vault, Setup(model=None, backups=setup.backups, off_by="VODOU_EMBEDDER=none"))
+    assert [c.name for c in checks] == ["integrity", "fts_integrity", "meaning", *NAMES[4:]]
+    assert _failed(checks) == {}
+    assert next(c for c in checks if c.name == "meaning").detail == "off (VODOU_EMBEDDER=none)"
+
+
 def test_backup_age(vault, vault_path, setup):
     _healthy(vault)
     assert _failed(run_doctor(vault, setup)) == {}  # a new vault needs no backup yet
     _old_fact(vault, "A memory written long ago.")
-    assert "backup_age" in _failed(run_doctor(vault, setup))  # old memories, never backed up
+    assert "backup_age" not in _failed(run_doctor(vault, setup))  # nor one holding old memories (an import)
+    vault.write(lambda c, ch: c.execute("UPDATE schema_migrations SET applied_at = '2020-01-01T00:00:00+00:00'"))
+    assert "backup_age" in _failed(run_doctor(vault, setup))  # a vault made long ago, never backed up
     setup.backups.mkdir()
     backup_vault(vault_path, setup.backups / f"{vault_path.name}.backup-20260101-120000")
     later = Setup(model=DEFAULT_MODEL, backups=setup.backups, now=datetime(2026, 1, 5, tzinfo=UTC))

@@ -17,6 +17,8 @@ from vodou_desktop.ingest.remember import Origin, correct, remember
 from vodou_desktop.mcp.schemas import TOOLS_BY_NAME
 from vodou_desktop.mcp.tools import Caller, MemoryTools
 from vodou_desktop.runtime import Runtime
+from vodou_desktop.vault import ALL_PROJECTS, FactFilter
+from vodou_desktop.vault import query as q
 
 SECRET, FORGOTTEN, REPLACED = "betasecretword", "forgottenword", "replacedword"
 CALLER = Caller(client="wall-client")
@@ -32,7 +34,9 @@ def world(vault_path: Path) -> Iterator[tuple[MemoryTools, dict[str, int]]]:
            "old": remember(vault, f"{REPLACED} {SECRET} first version", mcp, project="alpha"),
            "alpha": remember(vault, "alpha memory about betasecretwords neighbours", mcp, project="alpha")}
     Forgetting(vault).forget_fact(ids["forgotten"])
-    ids["new"] = correct(vault, ids["old"], "the corrected version")
+    ids["new"] = correct(vault, ids["old"], "the corrected version")  # the memory keeps its id ...
+    ids["old"] = vault.read(lambda c: q.get_fact(c, ids["new"], FactFilter(project=ALL_PROJECTS))).predecessor_id
+    assert ids["old"] not in (None, ids["new"])  # ... and the replaced text is an earlier revision of it
     yield MemoryTools(runtime), ids
     runtime.close()
 
@@ -40,7 +44,10 @@ def world(vault_path: Path) -> Iterator[tuple[MemoryTools, dict[str, int]]]:
 def _probes(ids: dict[str, int]) -> dict[str, list[dict[str, Any]]]:
     hidden = [ids["beta"], ids["forgotten"], ids["old"]]
     return {
-        "search_memory": [{"query": q, "k": 20} for q in (SECRET, FORGOTTEN, REPLACED)],
+        "search_memory": [{"query": q, "k": 20} for q in (SECRET, FORGOTTEN, REPLACED)]
+        + [{"query": f"{op} {SECRET}", "k": 20}  # an operator narrows inside the wall, never past it
+           for op in ("project:beta", "project:beta+global", "project:alpha", "kind:fact", "after:2000")]
+        + [{"query": "project:beta"}, {"query": "project:global"}],
         "get_memory": [{"id": i} for i in hidden],
         "list_memories": [{"limit": 50}, {"kind": "fact", "limit": 50}, {"tool": CALLER.client}, {"since": "1d"}],
         "recall": [{"query": q} for q in (SECRET, FORGOTTEN, REPLACED)],

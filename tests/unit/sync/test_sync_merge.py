@@ -49,7 +49,7 @@ def state(vault: Vault, text: str) -> dict[str, object]:
     row = vault.read(lambda c: c.execute(
         "SELECT c.invalid_at IS NOT NULL, c.superseded_by IS NOT NULL, c.pinned_from IS NOT NULL, c.project_id,"
         " s.tier FROM chunks c JOIN memory_sources s ON s.id = c.source_id WHERE c.text = ?"
-        " ORDER BY c.id DESC", (text,)).fetchone())
+        " ORDER BY c.superseded_by IS NULL DESC, c.id DESC", (text,)).fetchone())  # the current revision first
     assert row is not None
     return dict(zip(("forgotten", "superseded", "pinned", "project", "tier"), row, strict=True))
 
@@ -236,7 +236,7 @@ def test_an_ai_tools_correction_and_its_undo_propagate(trio: list[Device], undo_
         assert state(d.vault, "the train leaves at ten")["forgotten"] == 0
     undoer = {"desktop": desktop, "tablet": tablet}[undo_on]  # the undo may run on another device
     result = Forgetting(undoer.vault).undo(done["op"])
-    assert result["id"] == fact_id_any(undoer.vault, "the train leaves at ten")
+    assert result["hidden"] == fact_id_any(undoer.vault, "the train leaves at ten")
     assert result["restored"] == fact_id(undoer.vault, "the train leaves at nine")
     settle(trio, rng)
     for d in trio:

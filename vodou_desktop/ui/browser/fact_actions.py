@@ -1,7 +1,7 @@
 """What the person can do to one memory from the detail pane or the results' context menu.
 
-Correct (a new revision; the old one stays in history, never recalled), pin / unpin, move to
-another project (also a new revision, so the move is in the history), forget and
+Correct (in place: the memory keeps its id; the old text stays in its history, never recalled), pin /
+unpin, move to another project (also a revision, so the move is in the history; the id is kept), forget and
 undo (soft, through the retraction service's operation id), erase (hard, after a confirmation)
 and link to page (the page lane's ``page_link``, which obeys the site mode). Every action runs as
 an op; the views refresh from the vault's change event, never from here.
@@ -121,9 +121,9 @@ class FactActions(QObject):
                                  "recalled):", fact.text, multiline=True, parent=self._widget)
         self.prompt.run(self._services.ops, lambda text: ingest.correct(vault, fact.id, text), self._corrected)
 
-    def _corrected(self, new_id: int) -> None:
-        self._follow(new_id)
-        self._services.messages.info(f"Memory corrected: revision #{new_id} replaces the old text")
+    def _corrected(self, fact_id: int) -> None:
+        self._follow(fact_id)
+        self._services.messages.info(f"Memory #{fact_id} corrected; the old text is kept in its history")
 
     def move(self) -> None:
         fact, vault = self.fact, self._services.runtime.vault
@@ -135,13 +135,15 @@ class FactActions(QObject):
 
         def work(text: str) -> int:
             project = text.strip()
-            return ingest.move(vault, fact.id, None if project.casefold() == GLOBAL_WORD else project)
+            # the person types the project in this prompt: an existing one or a new one
+            return ingest.move(vault, fact.id, None if project.casefold() == GLOBAL_WORD else project,
+                               new_project=None)
 
         self.prompt.run(self._services.ops, work, self._moved)
 
-    def _moved(self, new_id: int) -> None:
-        self._follow(new_id)
-        self._services.messages.info(f"Memory moved: #{new_id} is its new revision; the move is in its history")
+    def _moved(self, fact_id: int) -> None:
+        self._follow(fact_id)
+        self._services.messages.info(f"Memory #{fact_id} moved; the move is in its history")
 
     def pin(self) -> None:
         fact, vault = self.fact, self._services.runtime.vault
