@@ -127,6 +127,21 @@ def cli_import_vodou(p: Place) -> str | None:
     return None  # the import's report is data/export.py's (see the report of this change)
 
 
+def cli_import_vodou_opm(p: Place) -> str | None:
+    """The same for operator memory: an export holding it as written, imported here, stores none."""
+    other = p.root / "inputs" / "other.sqlite"
+    out = p.root / "inputs" / "export.jsonl"
+    for args in (("secrets", "off", "opm"), ("opm", "add", "pinned_context", p.line),
+                 ("export", "--format", "jsonl", str(out))):
+        assert run_cli("--vault", str(other), *args).code == 0
+    assert '"type": "operator_memory"' in out.read_text()
+    for name in list(other.parent.iterdir()):
+        if name != out:
+            name.unlink()
+    p.cli("import", "vodou", str(out))
+    return None
+
+
 def capture_add(p: Place) -> str | None:
     p.cli("capture", "add", p.line, "--tool", "zsh")
     assert leaks([p.root / "v"], p.secret) == []  # the buffer, before a flush turns it into memories
@@ -251,6 +266,7 @@ DOORS: dict[str, Door] = {
     "cli import chatgpt": Door(cli_import("chatgpt"), ("import_chatgpt",), verbatim=False),
     "cli import claude": Door(cli_import("claude"), ("import_claude",), verbatim=False),
     "cli import vodou": Door(cli_import_vodou, ()),
+    "cli import vodou, operator memory": Door(cli_import_vodou_opm, ()),
     "cli capture add": Door(capture_add, ("capture",), verbatim=False),
     "cli opm add": Door(opm_add, ("opm",)),
     "mcp remember": Door(mcp_remember, ("mcp",)),
@@ -349,8 +365,6 @@ REVIEWED = {
     "vault/transfer.py:renumber_groups": "renumbers fact groups, no text",
 }
 KNOWN_GAPS = {
-    "vault/transfer.py:insert_rows": "an import's operator-memory rows are written as the file has them "
-                                     "(the import rewrite owns this function)",
     "vault/sync_store.py:_opm_body": "operator memory from another computer is written as it arrived "
                                      "(facts from sync go through insert_fact and are scrubbed)",
 }

@@ -31,6 +31,9 @@ from vodou_desktop.vault.facts import (
     insert_document,
     insert_fact,
 )
+from vodou_desktop.vault.opm_store import SOURCE as OPM_SOURCE
+from vodou_desktop.vault.opm_store import canonical_key
+from vodou_desktop.vault.secret_filter import scrub
 from vodou_desktop.vault.sources import stamp_source
 from vodou_desktop.vault.writer import Change
 
@@ -435,8 +438,12 @@ def insert_operator_memory(conn: apsw.Connection, change: Change, row: dict[str,
     if conn.execute("SELECT 1 FROM sync_tombstones WHERE entity = 'opm' AND key = ?", (row["id"],)).fetchone():
         return False  # erased here
     cols = TABLE_COLUMNS["operator_memory"]
+    values = dict(row)
+    clean = scrub(conn, change, row["content"], OPM_SOURCE)  # DATA-8: a file's text is scrubbed as typed text is
+    if clean != row["content"]:
+        values.update(content=clean, canonical_key=canonical_key(clean))
     conn.execute(f"INSERT OR IGNORE INTO operator_memory({', '.join(cols)}) VALUES ({marks(cols)})",
-                 [row[c] for c in cols])
+                 [values[c] for c in cols])
     change.touch("operator_memory")
     return conn.changes() > 0
 
@@ -446,7 +453,7 @@ def insert_operator_history(conn: apsw.Connection, change: Change, row: dict[str
                     (row["memory_id"], row["revision"])).fetchone() is not None:
         return False
     cols = TABLE_COLUMNS["operator_memory_history"]
-    values = {**row, "id": ids.wanted(row.get("id"))}
+    values = {**row, "id": ids.wanted(row.get("id")), "content": scrub(conn, change, row["content"], OPM_SOURCE)}
     conn.execute(f"INSERT INTO operator_memory_history({', '.join(cols)}) VALUES ({marks(cols)})",
                  [values[c] for c in cols])
     change.touch("operator_memory_history")
