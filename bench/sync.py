@@ -17,8 +17,8 @@ ours). Prints JSON with the load average; never asserts timings.
    background sync would; the other device then applies all of them in one run. Time to apply, and the
    files and sealed bytes per change; the same for changes sent one per file.
 4. Memory of a junk file (``--junk-mib``, default 256): a file of random bytes after the sealed files'
-   magic (no key is needed to write one) in the place of the next change file, of a device record and of a snapshot; the peak RSS of a
-   ``sync now`` in a fresh process against the same run without the file.
+   magic (no key is needed to write one) in the place of the next change file, of a device record and of
+   a snapshot; the peak RSS of a ``sync now`` in a fresh process against the same run without the file.
 """
 
 from __future__ import annotations
