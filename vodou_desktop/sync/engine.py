@@ -447,7 +447,9 @@ class SyncEngine:
             try:
                 data = read_bounded(folder.device_file(entry), DEVICE_LIMIT) if _is_device_id(entry) else None
                 if data is None:
-                    if folder.change_files(entry) or not _is_device_id(entry):
+                    if self._ours_waiting_for_record(cfg, folder, entry):
+                        report.waiting[entry] = len(folder.change_files(entry))  # its record is on its way
+                    elif folder.change_files(entry) or not _is_device_id(entry):
                         report.refused.append(f"refused {where}: unknown device (no device record of this vault); "
                                               "its files are ignored")
                     continue
@@ -477,6 +479,20 @@ class SyncEngine:
 
         self.vault.write(job)
         return {d: m for d, m in devices.items() if d not in removed}
+
+    def _ours_waiting_for_record(self, cfg: SyncConfig, folder: SyncFolder, device: str) -> bool:
+        """A device folder whose change files arrived before its record (a sync engine copies in any order):
+        its first file opens under this vault's key."""
+        files = folder.change_files(device) if _is_device_id(device) else {}
+        if not files:
+            return False
+        first = min(files)
+        try:
+            data = read_bounded(files[first], CHANGE_LIMIT)
+            return data is not None and bool(sealing.unseal(cfg.keys, "c", device, first, data,
+                                                            max_plain=4 * CHANGE_LIMIT))
+        except (Refused, TooLarge):
+            return False
 
     def _write_device_file(self, cfg: SyncConfig, *, left: bool = False) -> None:
         def read(conn: apsw.Connection) -> dict[str, Any]:
@@ -611,8 +627,18 @@ class SyncEngine:
             return
         gen = payload.get("gen", 0)
         if isinstance(gen, int) and gen > known[0]:
-            digest = sealing.digest(data)
-            self.vault.write(lambda c, ch: st.mark_applied(c, device, seq, gen, digest, None))
+            try:
+                records, _ = validate.split(payload)
+                rewrite = self.vault.read(lambda c: st.nothing_new(c, records))  # after an erase: only less
+            except validate.BadRecord:
+                rewrite = False
+            if rewrite:
+                digest = sealing.digest(data)
+                self.vault.write(lambda c, ch: st.mark_applied(c, device, seq, gen, digest, None))
+                return
+            report.refused.append(f"refused vodou/{device}/{path.name}: a later generation of sequence number {seq} "
+                                  "of that device holds changes the one applied here did not (another vault, restored "
+                                  "or copied, reused the number); it is not applied")
             return
         report.refused.append(f"refused vodou/{device}/{path.name}: repeats sequence number {seq} of that device, "
                               "already applied with other content (a replayed or restored old file)")
@@ -659,7 +685,7 @@ class SyncEngine:
         covers the ``needed`` numbers. Applying a snapshot is always safe (the merge is idempotent and
         commutative); the numbers it covers are then taken as applied. Snapshots are read one at a time:
         only the best so far is kept."""
-        best: tuple[int, str, dict[str, Any]] | None = None
+        best: tuple[tuple[int, int], str, dict[str, Any]] | None = None
         for device, meta in devices.items():
             if not folder.snapshot_file(device).exists():
                 continue
@@ -669,7 +695,7 @@ class SyncEngine:
             vector = snap["vector"]
             if needed and any(int(vector.get(d, 0)) < seq for d, seq in needed.items()):
                 continue
-            weight = sum(int(v) for v in vector.values())
+            weight = (sum(int(v) for v in vector.values()), len(vector))  # covers most, then knows most devices
             if best is None or weight > best[0]:
                 best = (weight, device, snap)
         if best is not None:

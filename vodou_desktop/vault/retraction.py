@@ -76,7 +76,8 @@ def _host_mac(key: bytes, host: str) -> str:
     return hmac.new(key, host.encode("utf-8"), hashlib.sha256).hexdigest()[:32]
 
 
-def _parent_hosts(host: str) -> list[str]:
+def parent_hosts(host: str) -> list[str]:
+    """A host and every parent domain of it (no bare TLD)."""
     labels = host.split(".")
     if ":" in host or len(labels) < 2:
         return [host]
@@ -94,7 +95,7 @@ def hosts_matching(conn: apsw.Connection, mac: str) -> list[str]:
     if key is None:
         return []
     secret = bytes.fromhex(key)
-    return sorted({parent for name in names for parent in _parent_hosts(name) if _host_mac(secret, parent) == mac})
+    return sorted({parent for name in names for parent in parent_hosts(name) if _host_mac(secret, parent) == mac})
 
 
 def _like(host: str) -> str:

@@ -323,6 +323,7 @@ class Applier:
         self.change = change
         self.ceilings = ceilings
         self.out = Applied()
+        self.created: set[int] = set()  # facts inserted by this apply
 
     def run(self, records: Iterable[Record]) -> Applied:
         was = capturing(self.conn)
@@ -331,6 +332,7 @@ class Applier:
             for record in records:
                 self._one(record, park=True)
             self._retry_parked()
+            self._erased_hosts_of(self.created)
             r.settle_hidden(self.conn, self.change, "documents", self.out.documents)
             normalize(self.conn, self.change, self.out.facts)
             if self.out.opm:
@@ -421,6 +423,7 @@ class Applier:
                               sync_id=key)
         self._set_page(fact_id, v["page"])
         self.out.facts.add(fact_id)
+        self.created.add(fact_id)
         return "applied"
 
     def _stamp(self, src: dict[str, Any]) -> int:
@@ -544,6 +547,11 @@ class Applier:
             if self._doc_id(target) is None:
                 return "parked"
             target, detail = _op_fact_ids(self.conn, v["kind"], target, detail, _row_id_of)
+        elif v["kind"] == r.FORGET_KIND and isinstance(target, str) and not target.startswith("host-hmac:"):
+            redacted = self._redacted(target, v["created_at"])  # a host erased since, on another computer
+            if redacted is not None:
+                target = redacted
+                self.out.redacted = True
         self.conn.execute("INSERT OR IGNORE INTO operations(id, kind, target, detail, created_at) VALUES (?,?,?,?,?)",
                           (key, v["kind"], target, detail, v["created_at"]))
         self.change.touch("operations")
@@ -573,6 +581,38 @@ class Applier:
                         self._erase("doc", str(doc_key), stamp)
             if r.redact_host_targets(self.conn, self.change, host, str(v["target"])):
                 self.out.redacted = True
+
+    def _erased_hosts_of(self, fact_ids: set[int]) -> None:
+        """A memory that arrives after an erase of its host (on any computer), made before it: erased too, as it
+        would have been on one computer."""
+        if not fact_ids:
+            return
+        erases = self._host_erases()
+        if not erases:
+            return
+        for fact_id in sorted(fact_ids):
+            row = self.conn.execute("SELECT c.sync_id, c.created_at, c.page_host, s.source_host FROM chunks c JOIN"
+                                    " memory_sources s ON s.id = c.source_id WHERE c.id = ?", (fact_id,)).fetchone()
+            if row is None:
+                continue
+            macs = {r.sync_keyed_host(self.conn, h) for host in (row[2], row[3]) if host
+                    for h in r.parent_hosts(str(host))}
+            if any(mac in macs and str(row[1]) <= created for _, created, mac in erases):
+                self._erase("fact", str(row[0]), ZERO)
+
+    def _host_erases(self) -> list[tuple[str, str, str]]:
+        """``(keyed target, time, synced keyed host)`` of every host erase known here."""
+        rows = self.conn.execute("SELECT target, created_at, detail FROM operations WHERE kind = ?",
+                                 (r.ERASE_HOST_KIND,))
+        erases = [(str(t), str(c), json.loads(d or "{}").get("sync_host")) for t, c, d in rows]
+        return [e for e in erases if isinstance(e[2], str)]
+
+    def _redacted(self, host: str, created_at: str) -> str | None:
+        """What an operation made before an erase of its host names instead of it (None: not erased)."""
+        macs = {r.sync_keyed_host(self.conn, h) for h in r.parent_hosts(host)}
+        found = [(created, target) for target, created, mac in self._host_erases() if mac in macs
+                 and created_at <= created]
+        return min(found)[1] if found else None
 
     def _op_undo(self, key: str, v: str | None, stamp: str) -> str:
         if not exists(self.conn, "op", key):
@@ -677,6 +717,30 @@ def holds_any(conn: apsw.Connection, gone: Iterable[tuple[str, str]]) -> bool:
             if conn.execute(sql.format(marks(part)), part).fetchone() is not None:
                 return True
     return False
+
+
+def nothing_new(conn: apsw.Connection, records: Iterable[Record]) -> bool:
+    """Is every record already here? What a later generation of a file already applied must hold: the
+    writer rewrote it after an erase, leaving records out and redacting targets, never adding one. A row
+    created here or erased, a field whose stamp this device holds or passed, covers it has, a record
+    waiting for its row."""
+    for rec in records:
+        entity, key, fld, stamp = rec["e"], rec["k"], rec["f"], rec["h"]
+        if tombstoned(conn, entity, key) or entity not in ENTITIES:
+            continue
+        if conn.execute("SELECT 1 FROM sync_parked WHERE entity = ? AND key = ? AND record = ?",
+                        (entity, key, json.dumps(rec, sort_keys=True))).fetchone():
+            continue
+        if fld == "erase" or not exists(conn, entity, key):
+            return False
+        if fld == "forget":
+            row_id = scalar(conn, f"SELECT id FROM {TABLES[entity]} WHERE sync_id = ?", (key,))
+            held = {op for op, _ in r.covers_of(conn, TABLES[entity], int(row_id))}
+            if not {str(op) for op, _ in rec["v"].get("covers") or []} <= held:
+                return False
+        elif fld != "create" and later(stamp, clock_of(conn, entity, key, fld)):
+            return False
+    return True
 
 
 # -- records of a kind this version does not know (from a newer Vodou) ---------------------------------
