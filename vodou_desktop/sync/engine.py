@@ -55,7 +55,7 @@ from vodou_desktop.vault import Change, Vault
 from vodou_desktop.vault import sync_store as st
 from vodou_desktop.vault.clock import now_iso
 from vodou_desktop.vault.connection import scalar
-from vodou_desktop.vault.hlc import Clock, format_stamp, ms_of, parse
+from vodou_desktop.vault.hlc import Clock, ms_of, parse
 from vodou_desktop.vault.retraction import SYNC_HOST_KEY_SETTING
 from vodou_desktop.vault.settings_store import get_setting, set_setting
 from vodou_desktop.words import plural
@@ -316,7 +316,7 @@ class SyncEngine:
         written = int(meta.get("last_seq", 0)) if meta else 0
         if max(highest, written) < next_seq:
             return cfg
-        return self._reincarnate(cfg, folder, report, max(highest, written), meta)
+        return self._reincarnate(cfg, folder, report, max(highest, written))
 
     def _own_record(self, cfg: SyncConfig, folder: SyncFolder) -> dict[str, Any] | None:
         try:
@@ -326,8 +326,7 @@ class SyncEngine:
         except (Refused, TooLarge):
             return None
 
-    def _reincarnate(self, cfg: SyncConfig, folder: SyncFolder, report: RunReport, written: int,
-                     meta: dict[str, Any] | None) -> SyncConfig:
+    def _reincarnate(self, cfg: SyncConfig, folder: SyncFolder, report: RunReport, written: int) -> SyncConfig:
         device = new_device_id()
 
         def job(conn: apsw.Connection, change: Change) -> int:
@@ -337,14 +336,12 @@ class SyncEngine:
             # the old identity is another device now: its files after what this vault holds are applied here
             st.upsert_peer(conn, cfg.device, cfg.name, None)
             st.set_last_seq(conn, cfg.device, held)
-            clock = Clock.load(device, get_setting(conn, S["hlc"]))
-            with contextlib.suppress(ValueError, AttributeError):  # the old identity's clock ran on: after it
-                seen = Clock.load(device, meta.get("hlc") if meta else None)
-                clock.observe(format_stamp(seen.ms, seen.counter, device))
+            # the clock stays as the backup left it: what its journal still holds is sent with the stamps it
+            # would have had (the old identity sent the same changes; the later stamp of the two wins)
             for n, (_, records) in enumerate(pending, 1):  # sent again under the new numbers
                 st.put_outbox(conn, n, records)
             for k, value in (("device_id", device), ("next_seq", str(len(pending) + 1)), ("snapshot_seq", "0"),
-                             ("hlc", clock.state()), ("bootstrap", "0"),
+                             ("bootstrap", "0"),
                              ("predecessors", json.dumps([cfg.device, *cfg.predecessors])),
                              ("retire", json.dumps({cfg.device: written}))):
                 set_setting(conn, change, S[k], value)
@@ -401,7 +398,7 @@ class SyncEngine:
             try:
                 self._write_change(cfg, folder, seq, records, fresh=True)
             except _NumberTaken:
-                cfg = self._reincarnate(cfg, folder, report, seq, self._own_record(cfg, folder))
+                cfg = self._reincarnate(cfg, folder, report, seq)
                 return self._send(cfg, folder, report)
             self.vault.write(_dropper(seq))
             report.sent.append(seq)
@@ -500,7 +497,7 @@ class SyncEngine:
             acks = {d: p["last_seq"] for d, p in peers.items()}
             seq = int(get_setting(conn, S["next_seq"]) or "1") - 1
             return {"v": 1, "device": cfg.device, "name": cfg.name, "created_at": get_setting(conn, S["created_at"]),
-                    "acks": acks, "last_seq": seq, "left_at": None, "hlc": get_setting(conn, S["hlc"]),
+                    "acks": acks, "last_seq": seq, "left_at": None,
                     "removed": sorted(d for d, p in peers.items() if p["removed_at"])}
 
         meta = self.vault.read(read)
