@@ -33,8 +33,8 @@ SNAPSHOT_FILE = "snapshot.vss"
 VERSIONS_DIRS = (".stversions",)  # Syncthing's file versioning keeps old copies here
 MIB = 1 << 20
 DEVICE_LIMIT = 1 * MIB  # a device record: a name and a few numbers per device
-CHANGE_LIMIT = 64 * MIB  # a change file (the writer keeps them far smaller: ``CHANGE_TARGET``)
-SNAPSHOT_FLOOR = 64 * MIB  # a snapshot, at least; more for a large vault (``snapshot_limit``)
+CHANGE_LIMIT = 32 * MIB  # a change file (the writer keeps them far smaller: ``CHANGE_TARGET``)
+SNAPSHOT_FLOOR = 32 * MIB  # a snapshot, at least; more for a large vault (``snapshot_limit``)
 
 
 class FolderGone(KnownError):

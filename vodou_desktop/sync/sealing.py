@@ -21,10 +21,12 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
-from cryptography.exceptions import InvalidTag
+from cryptography.exceptions import InvalidSignature, InvalidTag
 from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from cryptography.hazmat.primitives.poly1305 import Poly1305
 
 from vodou_desktop.errors import InvalidInput
 
@@ -80,9 +82,12 @@ def unseal(keys: FolderKeys, kind: str, device: str, seq: int, data: bytes, *,
     if len(data) < len(MAGIC) + NONCE + 16 or not data.startswith(MAGIC):
         raise Refused("is not a Vodou sync file (too short or another format)")
     view = memoryview(data)
-    nonce = view[len(MAGIC):len(MAGIC) + NONCE]
+    nonce = bytes(view[len(MAGIC):len(MAGIC) + NONCE])
+    aad = _aad(kind, device, seq)
     try:
-        plain = ChaCha20Poly1305(keys.aead).decrypt(nonce, view[len(MAGIC) + NONCE:], _aad(kind, device, seq))
+        if not _authentic(keys.aead, nonce, aad, view[len(MAGIC) + NONCE:]):
+            raise InvalidTag
+        plain = ChaCha20Poly1305(keys.aead).decrypt(nonce, view[len(MAGIC) + NONCE:], aad)
     except InvalidTag:
         raise Refused("fails authentication (sealed under another key, altered, cut short or renamed)") from None
     finally:
@@ -104,6 +109,27 @@ def unseal(keys: FolderKeys, kind: str, device: str, seq: int, data: bytes, *,
     if not isinstance(payload, dict):
         raise Refused("is authentic but holds no changes")
     return payload
+
+
+def _authentic(key: bytes, nonce: bytes, aad: bytes, sealed: memoryview) -> bool:
+    """The AEAD's tag checked before anything is decrypted (RFC 8439, section 2.8: Poly1305 under the first
+    ChaCha20 block, over the associated data and the ciphertext, each padded, then both lengths), reading
+    the ciphertext in place: a file that is not ours (junk of any size up to the limit) costs no second copy
+    of it. Authentic files are then opened by the library's AEAD, which checks the tag again."""
+    if len(sealed) < 16:
+        return False
+    body, tag = sealed[:-16], bytes(sealed[-16:])
+    one_time = Cipher(algorithms.ChaCha20(key, b"\0\0\0\0" + nonce), mode=None).encryptor().update(bytes(32))
+    mac = Poly1305(one_time)
+    mac.update(aad + bytes(-len(aad) % 16))
+    for start in range(0, len(body), 1 << 20):
+        mac.update(body[start:start + (1 << 20)])
+    mac.update(bytes(-len(body) % 16) + len(aad).to_bytes(8, "little") + len(body).to_bytes(8, "little"))
+    try:
+        mac.verify(tag)
+    except InvalidSignature:
+        return False
+    return True
 
 
 def digest(data: bytes) -> str:

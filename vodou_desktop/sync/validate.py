@@ -34,7 +34,7 @@ MAX_RECORDS = 200_000  # a file holds far fewer (the writer cuts files by size)
 SYNC_ID = re.compile(r"[0-9a-f]{32}", re.ASCII)
 OP_ID = re.compile(r"op-[0-9a-f]{12}", re.ASCII)
 OPM_ID = re.compile(r"opm-[0-9a-f]{6,32}", re.ASCII)
-NAME = re.compile(r"[a-z][a-z_]{0,31}", re.ASCII)  # an entity or field name, known or from a newer version
+NAME = re.compile(r"[a-z][a-z0-9_]{0,31}", re.ASCII)  # an entity or field name, known or from a newer version
 KNOWN_OPS = (*r.UNDOABLE_KINDS, *r.ERASE_KINDS)
 PAGE_SET_BY = (None, "manual", "token", "source")
 MAX_LINE = 8_192  # a title, a URL, a tool or batch name
@@ -284,7 +284,7 @@ def _undo(v: Any) -> None:
 
 
 def _target(v: Any) -> None:
-    _line(v, "its target", optional=False)
+    _line(v, "its target")  # None: the memory an operation named was erased
 
 
 def _site_mode(v: Any) -> None:
