@@ -192,3 +192,54 @@ def test_a_memory_travels_through_syncthing_and_an_erase_leaves_no_canary(
         assert not any("CANARY-5e1d" in t for t in _plaintexts(folder, secret)), folder.name
         assert not (folder / ".stversions").exists()
     assert "an ordinary first memory" in run_cli(*vb, "mem", "search", "ordinary", "--json").out
+
+
+def _sync_both(a: Instance, b: Instance, va: list[str], vb: list[str]) -> None:
+    """Each vault runs, Syncthing carries the files both ways, each runs again (to apply what arrived)."""
+    for _ in range(2):
+        for vault, engine in ((va, a), (vb, b)):
+            done = run_cli(*vault, "sync", "now")
+            assert done.code == 0, done.err
+            engine.scan()
+        assert until(lambda: _in_step(a, b)), "the folders did not come in step"
+
+
+def test_a_restore_then_an_erase_through_syncthing(engines: tuple[Instance, Instance], tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A backs up, adds, syncs, restores the backup and erases a memory: the erase reaches B (its vault, its
+    backups, both folder copies); what A made between the backup and the restore stays; nothing is refused."""
+    monkeypatch.setenv("VODOU_EMBEDDER", "none")
+    a, b = engines
+    va, vb = ["--vault", str(tmp_path / "a.sqlite")], ["--vault", str(tmp_path / "b.sqlite")]
+    key_file = tmp_path / "join-key.txt"
+    assert run_cli(*va, "mem", "add", CANARY).code == 0
+    assert run_cli(*va, "sync", "setup", str(a.folder), "--name", "a", "--key-file", str(key_file)).code == 0
+    secret = sealing.parse_sync_key(key_file.read_text().splitlines()[-1])
+    assert secret is not None
+    a.scan()
+    assert until(lambda: _in_step(a, b))
+    assert run_cli(*vb, "sync", "join", str(b.folder), "--name", "b", "--key-file", str(key_file)).code == 0
+    _sync_both(a, b, va, vb)
+    backup = tmp_path / "a-backup.sqlite"
+    assert run_cli(*va, "backup", str(backup)).code == 0
+    assert run_cli(*vb, "backup").code == 0  # into B's backups folder: the erase must reach it too
+    assert run_cli(*va, "mem", "add", "made on A after its backup").code == 0
+    _sync_both(a, b, va, vb)
+    restored = run_cli(*va, "restore", str(backup))
+    assert restored.code == 0, restored.err
+    listed = json.loads(run_cli(*va, "mem", "list", "--json").out)
+    memory = next(m for m in (listed if isinstance(listed, list) else listed["memories"]) if m["text"] == CANARY)
+    assert run_cli(*va, "mem", "erase", str(memory["id"]), "--yes").code == 0
+    _sync_both(a, b, va, vb)
+    _sync_both(a, b, va, vb)  # every computer rewrote its own files without it, and carried them
+    for vault in (va, vb):
+        assert CANARY not in run_cli(*vault, "mem", "list", "--json").out
+        assert "made on A after its backup" in run_cli(*vault, "mem", "list", "--json").out
+        status = json.loads(run_cli(*vault, "sync", "status", "--json").out)
+        assert status["problems"] == [], status["problems"]
+    for path in [*tmp_path.glob("b.sqlite*"), *tmp_path.glob("a.sqlite*"),
+                 *(Path(os.environ["VODOU_HOME"]) / "data" / "backups").glob("b.sqlite*")]:
+        if path.is_file():
+            assert b"CANARY-5e1d" not in path.read_bytes(), path.name
+    for folder in (a.folder, b.folder):
+        assert not any("CANARY-5e1d" in t for t in _plaintexts(folder, secret)), folder.name

@@ -1,4 +1,4 @@
-"""``vodou sync setup|join|now|status|pause|resume|leave``: one memory on all of a person's computers,
+"""``vodou sync setup|join|now|status|pause|resume|leave|remove``: one memory on all of a person's computers,
 through a folder a sync engine (Syncthing, Nextcloud, Dropbox, a USB stick) keeps in step. docs/sync.md.
 """
 
@@ -49,10 +49,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         act.set_defaults(func=cmd_pause, paused=value, needs_vault=True)
     leave = actions.add_parser("leave", help="stop syncing this computer (its memories stay here)")
     leave.set_defaults(func=cmd_leave, needs_vault=True)
+    remove = actions.add_parser("remove", help="remove a lost computer: every computer ignores its files from now on")
+    remove.add_argument("device", help="its name or id, as `vodou sync status` shows them")
+    remove.set_defaults(func=cmd_remove, needs_vault=True)
 
 
-def _open(args: argparse.Namespace) -> Vault:
-    return Vault.open(paths.vault_path(args.vault))
+def _open(args: argparse.Namespace, *, first_use: bool = False) -> Vault:
+    """The vault; with ``first_use`` (setup, join: the first thing a person may do on a computer) the data
+    folder and an empty vault are made as the app makes them, in the default place only."""
+    path = paths.vault_path(args.vault)
+    if first_use and path.parent == paths.data_dir():
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return Vault.open(path)
 
 
 def setup_secret(vault_path: Path) -> tuple[bytes, str]:
@@ -85,7 +93,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
     key_file = Path(args.key_file).expanduser() if args.key_file else None
     if key_file is not None and key_file.exists():
         raise InvalidInput(f"{key_file} already exists; choose another name (a key file is never overwritten)")
-    with _open(args) as vault:
+    with _open(args, first_use=True) as vault:
         secret, shown = setup_secret(vault.path)
         engine = SyncEngine(vault)
         cfg = engine.setup(folder, args.name, secret, joining=False)
@@ -122,7 +130,7 @@ def _join_key(args: argparse.Namespace) -> str:
 
 def cmd_join(args: argparse.Namespace) -> int:
     secret = resolve_join_key(_join_key(args))
-    with _open(args) as vault:
+    with _open(args, first_use=True) as vault:
         engine = SyncEngine(vault)
         cfg = engine.setup(Path(args.folder).expanduser(), args.name, secret, joining=True)
         report = engine.run()
@@ -162,9 +170,19 @@ def cmd_status(args: argparse.Namespace) -> int:
     if not status["devices"]:
         print("no other device has joined yet")
     for d in status["devices"]:
+        if d["removed"]:
+            continue
         state = "left" if d["left"] else f"{plural(d['pending_files'], 'file')} waiting"
         when = format_age(d["last_change_at"]) if d["last_change_at"] else "not known yet"
         print(f"  {d['name'] or d['id']}: applied through change {d['last_applied']}, last change {when}, {state}")
+    removed = [d["name"] or d["id"] for d in status["devices"] if d["removed"]]
+    if removed:
+        print(f"removed (their files are ignored): {', '.join(removed)}")
+    if status["waiting_for_newer_version"]:
+        print(f"{plural(status['waiting_for_newer_version'], 'change')} from a newer Vodou wait here, kept: update "
+              "Vodou on this computer to apply them")
+    for line in status["notes"]:
+        print(f"note: {line}")
     for line in status["problems"]:
         print(f"problem: {line}")
     return 0
@@ -183,4 +201,15 @@ def cmd_leave(args: argparse.Namespace) -> int:
     print(f"this computer ('{cfg.name}') left the synced vault in {cfg.folder}; its memories stay here. The other "
           "devices ignore what it writes from now on. A lost computer still holds the key: see docs/sync.md to "
           "change it.")
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    with _open(args) as vault:
+        done = SyncEngine(vault).remove(args.device)
+    print(f"removed '{done['name'] or done['device']}' ({done['device']}) from the synced vault: every computer "
+          f"ignores its files from now on; {plural(done['files_deleted'], 'file')} of it deleted from the folder. "
+          "It still holds the folder's key (every computer shares one): to shut it out for good, make a new key "
+          "(`vodou sync leave` on every computer, `vodou sync setup` into a new folder, join the others again; "
+          "rotate the vault's key first if it is encrypted).")
     return 0

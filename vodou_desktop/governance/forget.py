@@ -182,8 +182,9 @@ class Forgetting:
 
     def undo(self, op: str) -> dict[str, Any]:
         """Clear exactly the stamps ``op`` (a host or a single-fact forget) set. A fact that another
-        active host forget also covers is hidden again under that operation, so undo never
-        resurrects what something else hid."""
+        active forget also covers (one made on another computer, kept as a cover; or a host or tool
+        forget whose rule it matches) is hidden again under that operation, so undo never resurrects
+        what something else hid."""
 
         def job(conn, change: Change) -> dict[str, Any]:  # type: ignore[no-untyped-def]
             record = r.get_operation(conn, op)
@@ -199,7 +200,9 @@ class Forgetting:
                         "facts_still_hidden": 0, "documents_restored": 0, "correction": True}
             restored = r.clear_stamps(conn, change, op)
             documents = r.clear_document_stamps(conn, change, op)
-            still_hidden = 0
+            # another operation that covers a row (a forget made on another computer) keeps it hidden
+            still_hidden = len(r.settle_hidden(conn, change, "chunks", restored))
+            documents -= len(r.settle_hidden(conn, change, "documents", r.covered_by(conn, "documents", op)))
             for other, other_host in r.active_forget_operations(conn, op):
                 covered = set(r.visible_host_fact_ids(conn, other_host)) & set(restored)
                 still_hidden += r.stamp_invalid(conn, change, sorted(covered), other)
@@ -311,8 +314,11 @@ class Forgetting:
             docs_erased = r.delete_documents(conn, change, docs) if documents else 0
             keyed = r.keyed_host(conn, change, host)  # the operation must not keep the erased host's name
             r.redact_host_targets(conn, change, host, keyed)
-            op = r.record_operation(conn, change, r.ERASE_HOST_KIND, keyed,
-                                    {"facts": deleted, "documents": len(docs), "documents_erased": docs_erased})
+            detail: dict[str, Any] = {"facts": deleted, "documents": len(docs), "documents_erased": docs_erased}
+            synced = r.sync_keyed_host(conn, host)  # the other computers of a synced vault erase it too
+            if synced is not None:
+                detail.update({"sync_host": synced, "documents_too": documents})
+            op = r.record_operation(conn, change, r.ERASE_HOST_KIND, keyed, detail)
             return {"op": op, "host": host, "facts_erased": deleted, "documents_erased": docs_erased,
                     "documents_kept": len(docs) - docs_erased}
 

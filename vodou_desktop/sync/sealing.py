@@ -21,10 +21,12 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
-from cryptography.exceptions import InvalidTag
+from cryptography.exceptions import InvalidSignature, InvalidTag
 from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from cryptography.hazmat.primitives.poly1305 import Poly1305
 
 from vodou_desktop.errors import InvalidInput
 
@@ -46,12 +48,14 @@ def _derive(secret: bytes, info: bytes) -> bytes:
 class FolderKeys:
     aead: bytes
     nonce: bytes
+    host: bytes  # the keyed hash of an erased host, the same on every computer of the vault
 
     @classmethod
     def from_secret(cls, secret: bytes) -> FolderKeys:
         if len(secret) != 32:
             raise InvalidInput("a sync key is 32 bytes")
-        return cls(_derive(secret, b"vodou sync folder v1"), _derive(secret, b"vodou sync nonce v1"))
+        return cls(_derive(secret, b"vodou sync folder v1"), _derive(secret, b"vodou sync nonce v1"),
+                   _derive(secret, b"vodou sync erased host v1"))
 
 
 def new_secret() -> bytes:
@@ -70,22 +74,62 @@ def seal(keys: FolderKeys, kind: str, device: str, seq: int, payload: dict[str, 
     return MAGIC + nonce + ChaCha20Poly1305(keys.aead).encrypt(nonce, plain, aad)
 
 
-def unseal(keys: FolderKeys, kind: str, device: str, seq: int, data: bytes) -> dict[str, Any]:
-    """The payload, or ``Refused`` with the reason."""
+def unseal(keys: FolderKeys, kind: str, device: str, seq: int, data: bytes, *,
+           max_plain: int = 256 << 20) -> dict[str, Any]:
+    """The payload, or ``Refused`` with the reason. The ciphertext is read in place (no copy of it), the
+    decompressed text is bounded by ``max_plain`` (a small file cannot expand into gigabytes), and the
+    compressed plaintext is let go before the JSON is parsed."""
     if len(data) < len(MAGIC) + NONCE + 16 or not data.startswith(MAGIC):
         raise Refused("is not a Vodou sync file (too short or another format)")
-    nonce = data[len(MAGIC):len(MAGIC) + NONCE]
+    view = memoryview(data)
+    nonce = bytes(view[len(MAGIC):len(MAGIC) + NONCE])
+    aad = _aad(kind, device, seq)
     try:
-        plain = ChaCha20Poly1305(keys.aead).decrypt(nonce, data[len(MAGIC) + NONCE:], _aad(kind, device, seq))
+        if not _authentic(keys.aead, nonce, aad, view[len(MAGIC) + NONCE:]):
+            raise InvalidTag
+        plain = ChaCha20Poly1305(keys.aead).decrypt(nonce, view[len(MAGIC) + NONCE:], aad)
     except InvalidTag:
         raise Refused("fails authentication (sealed under another key, altered, cut short or renamed)") from None
+    finally:
+        view.release()
+    inflate = zlib.decompressobj()
     try:
-        payload = json.loads(zlib.decompress(plain).decode("utf-8"))
-    except (zlib.error, ValueError) as exc:  # authenticated but unreadable: a bug of the writer
+        text = inflate.decompress(plain, max_plain + 1)
+    except zlib.error as exc:  # authenticated but unreadable: a bug of the writer
+        raise Refused(f"is authentic but cannot be read ({exc})") from exc
+    del plain
+    if len(text) > max_plain:
+        raise Refused(f"is authentic but expands to more than {max_plain >> 20} MiB; it was not read further")
+    if not inflate.eof:
+        raise Refused("is authentic but cannot be read (its compressed text ends too early)")
+    try:
+        payload = json.loads(text)
+    except ValueError as exc:
         raise Refused(f"is authentic but cannot be read ({exc})") from exc
     if not isinstance(payload, dict):
         raise Refused("is authentic but holds no changes")
     return payload
+
+
+def _authentic(key: bytes, nonce: bytes, aad: bytes, sealed: memoryview) -> bool:
+    """The AEAD's tag checked before anything is decrypted (RFC 8439, section 2.8: Poly1305 under the first
+    ChaCha20 block, over the associated data and the ciphertext, each padded, then both lengths), reading
+    the ciphertext in place: a file that is not ours (junk of any size up to the limit) costs no second copy
+    of it. Authentic files are then opened by the library's AEAD, which checks the tag again."""
+    if len(sealed) < 16:
+        return False
+    body, tag = sealed[:-16], bytes(sealed[-16:])
+    one_time = Cipher(algorithms.ChaCha20(key, b"\0\0\0\0" + nonce), mode=None).encryptor().update(bytes(32))
+    mac = Poly1305(one_time)
+    mac.update(aad + bytes(-len(aad) % 16))
+    for start in range(0, len(body), 1 << 20):
+        mac.update(body[start:start + (1 << 20)])
+    mac.update(bytes(-len(body) % 16) + len(aad).to_bytes(8, "little") + len(body).to_bytes(8, "little"))
+    try:
+        mac.verify(tag)
+    except InvalidSignature:
+        return False
+    return True
 
 
 def digest(data: bytes) -> str:

@@ -1,5 +1,6 @@
 """Settings ▸ Sync (SYNC-5): choose the folder and this computer's name, start syncing (first computer)
-or join, the devices seen with their last change, "Sync now", pause. Every vault read and sync run is an
+or join, the devices seen with their last change, "Sync now", pause, "Remove…" for a lost computer, and
+every file refused (in one line naming its computer and number) as a problem. Every vault read and sync run is an
 op (off the GUI thread); the page shows what came back.
 """
 
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
+    QListWidgetItem,
     QMessageBox,
     QPushButton,
     QVBoxLayout,
@@ -45,6 +47,7 @@ class SyncSettingsPage(QWidget):
         self.services = services
         self.engine = SyncEngine(services.runtime.vault)
         self.key_box: QMessageBox | None = None
+        self.remove_box: QMessageBox | None = None
         self.status: dict[str, Any] = {}
         self.intro = QLabel(EMPTY, wordWrap=True)
         self.folder = QLineEdit(placeholderText="a folder your sync engine keeps in step")
@@ -59,6 +62,9 @@ class SyncSettingsPage(QWidget):
         self.devices = QListWidget()
         self.devices.setAccessibleName("Devices seen")
         self.problems = QLabel(wordWrap=True)
+        self.remove_button = QPushButton("&Remove…")
+        self.remove_button.setToolTip("A lost or stolen computer: every computer ignores its files from now on")
+        self.remove_button.setEnabled(False)
         self.sync_now = QPushButton("Sync &now")
         self.pause = QCheckBox("&Pause sync")
         self._layout()
@@ -66,6 +72,8 @@ class SyncSettingsPage(QWidget):
         self.start_button.clicked.connect(self.start_syncing)
         self.join_button.clicked.connect(self._ask_join)
         self.sync_now.clicked.connect(self.run_now)
+        self.remove_button.clicked.connect(self._ask_remove)
+        self.devices.currentItemChanged.connect(lambda *_: self.remove_button.setEnabled(self._chosen() is not None))
         self.pause.toggled.connect(self.set_paused)
         self.refresh()
 
@@ -92,6 +100,7 @@ class SyncSettingsPage(QWidget):
         synced.addWidget(self.devices)
         actions = QHBoxLayout()
         actions.addWidget(self.sync_now)
+        actions.addWidget(self.remove_button)
         actions.addWidget(self.pause)
         actions.addStretch(1)
         synced.addLayout(actions)
@@ -124,11 +133,18 @@ class SyncSettingsPage(QWidget):
         if not status["devices"]:
             self.devices.addItem("No other computer has joined yet: run “Join…” (or `vodou sync join`) there.")
         for d in status["devices"]:
-            state = "left" if d["left"] else f"{plural(d['pending_files'], 'file')} waiting"
+            state = "removed: its files are ignored" if d["removed"] else "left" if d["left"] else \
+                f"{plural(d['pending_files'], 'file')} waiting"
             when = format_age(d["last_change_at"]) if d["last_change_at"] else "not known yet"
-            self.devices.addItem(f"{d['name'] or d['id']} — last change {when} (change {d['last_applied']} applied), "
-                                 f"{state}")
+            item = QListWidgetItem(f"{d['name'] or d['id']} — last change {when} (change {d['last_applied']} "
+                                   f"applied), {state}")
+            item.setData(Qt.ItemDataRole.UserRole, None if d["removed"] else d["id"])
+            self.devices.addItem(item)
+        self.remove_button.setEnabled(False)
         problems = list(status["problems"])
+        if status.get("waiting_for_newer_version"):
+            problems.append(f"{plural(status['waiting_for_newer_version'], 'change')} from a newer Vodou wait here, "
+                            "kept: update Vodou on this computer to apply them.")
         if status["versioning"]:
             problems.append("Turn off file versioning for this folder in your sync engine: erased memories "
                             "would stay in its old copies.")
@@ -181,6 +197,36 @@ class SyncSettingsPage(QWidget):
             self.engine.run()
 
         self.services.ops.run(work, lambda _none: self._after_change(), owner=self)
+
+    def _chosen(self) -> str | None:
+        item = self.devices.currentItem()
+        value = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+        return value if isinstance(value, str) else None
+
+    def _ask_remove(self) -> None:
+        device = self._chosen()
+        if device is None:
+            return
+        name = next((d["name"] or d["id"] for d in self.status.get("devices", []) if d["id"] == device), device)
+        box = QMessageBox(QMessageBox.Icon.Warning, "Remove a computer",
+                          f"Remove “{name}” from the synced vault? Every computer ignores its files from now on, "
+                          "and its files are deleted from the folder. It still holds the key: to shut it out for "
+                          "good, make a new key (leave on every computer, start syncing into a new folder, join "
+                          "again).", QMessageBox.StandardButton.Cancel, self)
+        remove = box.addButton("Remove", QMessageBox.ButtonRole.DestructiveRole)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.buttonClicked.connect(lambda button: self.remove(device) if button is remove else None)
+        self.remove_box = box
+        box.show()
+
+    def remove(self, device: str) -> None:
+        """Remove a computer (off the GUI thread); the result is a line above the problems."""
+        def shown(done: dict[str, Any]) -> None:
+            self.summary.setText(self.summary.text() + f"\nRemoved “{done['name'] or done['device']}”: its files "
+                                 "are ignored from now on. It still holds the key (see Remove… for how to change it).")
+            self.refresh()
+
+        self.services.ops.run(lambda: self.engine.remove(device), shown, owner=self)
 
     def run_now(self) -> None:
         self.services.ops.run(self.engine.run, lambda _report: self.refresh(), owner=self)

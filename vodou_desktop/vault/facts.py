@@ -285,9 +285,11 @@ def insert_document(
     created_at: str | None = None,
     doc_id: int | None = None,
     chunk_ids: Sequence[int] | None = None,
+    sync_id: str | None = None,
 ) -> int:
     """A Library document: one ``documents`` row and its chunks (kind ``doc``, never facts). ``doc_id``
-    and ``chunk_ids``: these ids (an import keeping the exported ids); otherwise the next ones."""
+    and ``chunk_ids``: these ids (an import keeping the exported ids); otherwise the next ones.
+    ``sync_id``: its global id when it came from another device (sync); otherwise a new one."""
     if not chunks:
         raise InvalidInput("the document has no text")
     title, chunks = scrub_document(conn, change, title, chunks, source_id, split_document)  # DATA-8
@@ -302,8 +304,9 @@ def insert_document(
         raise InvalidInput("the document's chunk ids do not match its chunks")
     conn.execute(
         "INSERT INTO documents(id, source_id, title, page_url, page_key, page_host, content_hash,"
-        " project_id, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
-        (doc_id, source_id, title, url, key, host, content_hash(full), clean_project(project), created),
+        " project_id, created_at, sync_id) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        (doc_id, source_id, title, url, key, host, content_hash(full), clean_project(project), created,
+         sync_id or new_sync_id()),
     )
     doc_id = int(conn.last_insert_rowid())
     ids = []

@@ -31,8 +31,8 @@ from vodou_desktop.vault.writer import Change
 MOVE_FACTS_KIND = "move_facts"
 PIN_FACTS_KIND = "pin_facts"
 IMPORT_KIND = "import"
-UNDO_MOVE_KIND = "undo_move"  # hides the revisions an undone move wrote; its target is the move
-UNDO_IMPORT_KIND = "undo_import"  # hides what an undone import added; its target is the import
+UNDO_MOVE_KIND = r.UNDO_MOVE_KIND  # hides the revisions an undone move wrote; its target is the move
+UNDO_IMPORT_KIND = r.UNDO_IMPORT_KIND  # hides what an undone import added; its target is the import
 ACTION_KINDS = (*r.UNDOABLE_KINDS, MOVE_FACTS_KIND, PIN_FACTS_KIND, IMPORT_KIND)
 FINAL_KINDS = r.ERASE_KINDS
 INVERSE_KINDS = (UNDO_MOVE_KIND, UNDO_IMPORT_KIND)

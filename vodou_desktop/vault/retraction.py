@@ -2,7 +2,10 @@
 
 Forget stamps ``invalid_at`` and ``invalidated_by = <operation id>`` only on facts that are still
 visible, so an undo that clears its own operation's stamps can never resurrect a fact hidden by
-anything else. The ``operations`` table records each run. Erase deletes rows; the FTS triggers
+anything else. The ``operations`` table records each run. Every stamp is also kept as a *cover*
+(``forget_covers``, ``document_covers``, filled by triggers): with sync, two operations made on two
+computers can cover one row, and the row shows one of them; an undo of that one hides the row again
+under the other (``settle_hidden``), the same on every computer. Erase deletes rows; the FTS triggers
 with ``secure-delete`` remove the text from the index, ``secure_delete`` zeroes freed pages, and
 the caller checkpoints the WAL.
 """
@@ -32,8 +35,13 @@ FORGET_DOCUMENT_KIND = "forget_document"
 FORGET_TOOL_KIND = "forget_tool"
 FORGET_FACTS_KIND = "forget_facts"  # many memories at once (a selection); what it named is in its items
 CORRECT_FACT_KIND = "correct_fact"  # a correction (by the person or an AI tool): undone by hiding the new revision
+UNDO_MOVE_KIND = "undo_move"  # hides the revisions an undone move wrote; its target is the move
+UNDO_IMPORT_KIND = "undo_import"  # hides what an undone import added; its target is the import
 UNDOABLE_KINDS = (FORGET_KIND, FORGET_FACT_KIND, FORGET_DOCUMENT_KIND, FORGET_TOOL_KIND, FORGET_FACTS_KIND,
                   CORRECT_FACT_KIND)
+# Operations that hide rows while they are not undone (a cover of one hides its row; docs/sync.md)
+FORGET_KINDS = (FORGET_KIND, FORGET_FACT_KIND, FORGET_DOCUMENT_KIND, FORGET_TOOL_KIND, FORGET_FACTS_KIND,
+                UNDO_MOVE_KIND, UNDO_IMPORT_KIND)
 ERASE_HOST_KIND = "erase_host"
 ERASE_FACTS_KIND = "erase_facts"
 ERASE_KINDS = (ERASE_HOST_KIND, "erase_fact", "erase_document", ERASE_FACTS_KIND)
@@ -51,11 +59,50 @@ def keyed_host(conn: apsw.Connection, change: Change, host: str) -> str:
     return "host-hmac:" + hmac.new(bytes.fromhex(key), host.encode("utf-8"), hashlib.sha256).hexdigest()[:32]
 
 
-def redact_host_targets(conn: apsw.Connection, change: Change, host: str, keyed: str) -> None:
-    """Earlier operations on ``host`` or its subdomains stop naming it (their facts are erased)."""
+def redact_host_targets(conn: apsw.Connection, change: Change, host: str, keyed: str) -> bool:
+    """Earlier operations on ``host`` or its subdomains stop naming it (their facts are erased). True when
+    one did."""
     conn.execute("UPDATE operations SET target = ? WHERE kind = ? AND (target = ? OR target LIKE ? ESCAPE '\\')",
                  (keyed, FORGET_KIND, host, _like(host)))
+    redacted = conn.changes() > 0
     change.touch("operations")
+    return redacted
+
+
+SYNC_HOST_KEY_SETTING = "sync_host_key"  # the same on every computer of a synced vault (derived from its key)
+
+
+def sync_keyed_host(conn: apsw.Connection, host: str) -> str | None:
+    """An erased host as the other computers of a synced vault can recognise it, and nobody else: a keyed
+    hash under the synced vault's host key (None when this vault does not sync)."""
+    key = get_setting(conn, SYNC_HOST_KEY_SETTING)
+    return None if key is None else _host_mac(bytes.fromhex(key), host)
+
+
+def _host_mac(key: bytes, host: str) -> str:
+    return hmac.new(key, host.encode("utf-8"), hashlib.sha256).hexdigest()[:32]
+
+
+def parent_hosts(host: str) -> list[str]:
+    """A host and every parent domain of it (no bare TLD)."""
+    labels = host.split(".")
+    if ":" in host or len(labels) < 2:
+        return [host]
+    return [".".join(labels[i:]) for i in range(len(labels) - 1)]
+
+
+def hosts_matching(conn: apsw.Connection, mac: str) -> list[str]:
+    """The hosts named in this vault (sources, pages, documents, operations on a host) that are, or are a
+    subdomain of, the host whose ``sync_keyed_host`` is ``mac``: that host itself, as it is named here."""
+    names = {str(h[0]) for h in conn.execute(
+        "SELECT source_host FROM memory_sources WHERE source_host IS NOT NULL UNION SELECT page_host FROM chunks"
+        " WHERE page_host IS NOT NULL UNION SELECT page_host FROM documents WHERE page_host IS NOT NULL"
+        " UNION SELECT target FROM operations WHERE kind = ? AND target NOT LIKE 'host-hmac:%'", (FORGET_KIND,))}
+    key = get_setting(conn, SYNC_HOST_KEY_SETTING)
+    if key is None:
+        return []
+    secret = bytes.fromhex(key)
+    return sorted({parent for name in names for parent in parent_hosts(name) if _host_mac(secret, parent) == mac})
 
 
 def _like(host: str) -> str:
@@ -281,6 +328,75 @@ def revert_correction(conn: apsw.Connection, change: Change, op: str, new_id: in
     reelect_canonicals(conn, change, group_ids(conn, [old_id, new_id]))
     change.touch("operations")
     return memory
+
+
+def _covering(kind: str | None, undone_at: str | None) -> bool:
+    """Does a cover of an operation of ``kind`` hide its row now? A forget while not undone; a correction
+    once undone (its revision is hidden under it)."""
+    if kind == CORRECT_FACT_KIND:
+        return undone_at is not None
+    return kind in FORGET_KINDS and undone_at is None
+
+
+_COVERS = {"chunks": ("forget_covers", "chunk_id"), "documents": ("document_covers", "document_id")}
+
+
+def active_cover(conn: apsw.Connection, table: str, row_id: int) -> tuple[str, str] | None:
+    """``(at, operation)`` of the earliest operation that covers the row and hides it now (None: none does)."""
+    covers, column = _COVERS[table]
+    rows = conn.execute(f"SELECT c.at, c.op, o.kind, o.undone_at FROM {covers} c JOIN operations o ON o.id = c.op"
+                        f" WHERE c.{column} = ?", (row_id,))
+    active = sorted((str(at), str(op)) for at, op, kind, undone in rows if _covering(kind, undone))
+    return active[0] if active else None
+
+
+def add_cover(conn: apsw.Connection, table: str, op: str, row_id: int, at: str) -> None:
+    covers, column = _COVERS[table]
+    conn.execute(f"INSERT OR IGNORE INTO {covers}(op, {column}, at) VALUES (?, ?, ?)", (op, row_id, at))
+
+
+def covers_of(conn: apsw.Connection, table: str, row_id: int) -> list[list[str]]:
+    """Every ``[operation, at]`` that covers a row, active or not (what sync sends: a set that only grows)."""
+    covers, column = _COVERS[table]
+    return [[str(op), str(at)] for op, at in conn.execute(
+        f"SELECT op, at FROM {covers} WHERE {column} = ? ORDER BY at, op", (row_id,))]
+
+
+def covered_by(conn: apsw.Connection, table: str, op: str) -> list[int]:
+    covers, column = _COVERS[table]
+    return [int(r[0]) for r in conn.execute(f"SELECT {column} FROM {covers} WHERE op = ?", (op,))]
+
+
+def settle_hidden(conn: apsw.Connection, change: Change, table: str, ids: Iterable[int]) -> list[int]:
+    """Each row hidden exactly while an operation covers it: ``invalid_at``/``invalidated_by`` from the
+    earliest active cover; a row whose operation no longer hides it (an undone forget) and that no other
+    one covers is shown again. A row hidden without any operation (an old import) is left as it is.
+    Returns the ids whose state changed."""
+    assert table in _COVERS
+    changed: list[int] = []
+    for row_id in sorted(set(ids)):
+        row = conn.execute(f"SELECT invalid_at, invalidated_by FROM {table} WHERE id = ?", (row_id,)).fetchone()
+        if row is None:
+            continue
+        want = active_cover(conn, table, row_id)
+        if want is not None:
+            if (row[0], row[1]) != want:
+                conn.execute(f"UPDATE {table} SET invalid_at = ?, invalidated_by = ? WHERE id = ?", (*want, row_id))
+                changed.append(row_id)
+            continue
+        if row[1] is None:
+            continue
+        explained = conn.execute("SELECT kind, undone_at FROM operations WHERE id = ?", (row[1],)).fetchone()
+        if explained is not None and not _covering(*explained):  # its operation no longer hides it, nor another
+            conn.execute(f"UPDATE {table} SET invalid_at = NULL, invalidated_by = NULL WHERE id = ?", (row_id,))
+            changed.append(row_id)
+    if changed:
+        if table == "chunks":
+            _touch_chunks(conn, change, changed)
+            reelect_canonicals(conn, change, group_ids(conn, changed))
+        else:
+            _touch_documents(conn, change, changed)
+    return changed
 
 
 def active_forget_operations(conn: apsw.Connection, except_op: str, kind: str = FORGET_KIND) -> list[tuple[str, str]]:

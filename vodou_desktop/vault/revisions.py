@@ -142,6 +142,7 @@ def relabel(conn: apsw.Connection, change: Change, old: int, new: int) -> None:
         conn.execute("UPDATE chunks SET predecessor_id = ? WHERE predecessor_id = ?", (new, old))
         conn.execute("UPDATE chunks SET superseded_by = ? WHERE superseded_by = ?", (new, old))
         conn.execute("UPDATE entity_links SET chunk_id = ? WHERE chunk_id = ?", (new, old))
+        conn.execute("UPDATE forget_covers SET chunk_id = ? WHERE chunk_id = ?", (new, old))
         kinds = ",".join("?" * len(ROW_TARGET_KINDS))
         conn.execute(f"UPDATE operations SET target = ? WHERE kind IN ({kinds}) AND target = ?",
                      (str(new), *ROW_TARGET_KINDS, str(old)))

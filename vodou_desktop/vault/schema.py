@@ -471,6 +471,85 @@ def _m0006_stable_memory_ids(conn: apsw.Connection) -> None:
         settle_heads(conn, Change(), revised)
 
 
+# a forget (or an undone correction) recorded on a row: kept as a cover, so that every operation hiding a
+# row is known even when the row shows only one of them (``invalidated_by``); an undo then hides the row
+# again under any other operation still covering it, here and on every device (docs/sync.md)
+COVER_TRIGGERS = """
+    CREATE TRIGGER forget_covers_insert AFTER INSERT ON chunks WHEN new.invalidated_by IS NOT NULL BEGIN
+        INSERT OR IGNORE INTO forget_covers(op, chunk_id, at) VALUES (new.invalidated_by, new.id, new.invalid_at);
+    END;
+    CREATE TRIGGER forget_covers_update AFTER UPDATE OF invalidated_by ON chunks
+    WHEN new.invalidated_by IS NOT NULL BEGIN
+        INSERT OR IGNORE INTO forget_covers(op, chunk_id, at) VALUES (new.invalidated_by, new.id, new.invalid_at);
+    END;
+    CREATE TRIGGER forget_covers_delete AFTER DELETE ON chunks BEGIN
+        DELETE FROM forget_covers WHERE chunk_id = old.id;
+    END;
+    CREATE TRIGGER document_covers_insert AFTER INSERT ON documents WHEN new.invalidated_by IS NOT NULL BEGIN
+        INSERT OR IGNORE INTO document_covers(op, document_id, at) VALUES (new.invalidated_by, new.id, new.invalid_at);
+    END;
+    CREATE TRIGGER document_covers_update AFTER UPDATE OF invalidated_by ON documents
+    WHEN new.invalidated_by IS NOT NULL BEGIN
+        INSERT OR IGNORE INTO document_covers(op, document_id, at) VALUES (new.invalidated_by, new.id, new.invalid_at);
+    END;
+    CREATE TRIGGER document_covers_delete AFTER DELETE ON documents BEGIN
+        DELETE FROM document_covers WHERE document_id = old.id;
+    END;
+"""
+SYNC_DOCUMENT_TRIGGERS = (
+    ("sync_doc_insert", "AFTER INSERT", "documents", "", "doc", "new.sync_id", "create"),
+    ("sync_doc_forget", "AFTER UPDATE OF invalid_at, invalidated_by", "documents",
+     _changed("invalid_at", "invalidated_by"), "doc", "new.sync_id", "forget"),
+    ("sync_doc_delete", "AFTER DELETE", "documents", "", "doc", "old.sync_id", "erase"),
+)
+
+
+def _m0007_sync_operations(conn: apsw.Connection) -> None:
+    # Sync keeps the one-computer outcome (SYNC-6): every operation that hides a row is kept as a cover
+    # (``forget_covers``, ``document_covers``), so forgets and undos merge as operations; Library documents
+    # get a global id and sync; records of a kind this version does not know wait in ``sync_waiting``
+    # (from a newer version); ``sync_peers.removed_at`` marks a computer removed from the synced vault.
+    conn.execute("ALTER TABLE documents ADD COLUMN sync_id TEXT")
+    for (doc_id,) in conn.execute("SELECT id FROM documents ORDER BY id").fetchall():
+        conn.execute("UPDATE documents SET sync_id = ? WHERE id = ?", (new_sync_id(), doc_id))
+    conn.execute(
+        """
+        CREATE UNIQUE INDEX documents_sync_id ON documents(sync_id);
+        CREATE TABLE forget_covers (
+            op       TEXT NOT NULL,
+            chunk_id INTEGER NOT NULL,
+            at       TEXT NOT NULL,
+            PRIMARY KEY (op, chunk_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX forget_covers_chunk ON forget_covers(chunk_id);
+        CREATE TABLE document_covers (
+            op          TEXT NOT NULL,
+            document_id INTEGER NOT NULL,
+            at          TEXT NOT NULL,
+            PRIMARY KEY (op, document_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX document_covers_document ON document_covers(document_id);
+        INSERT INTO forget_covers(op, chunk_id, at)
+            SELECT invalidated_by, id, invalid_at FROM chunks
+            WHERE invalidated_by IS NOT NULL AND invalid_at IS NOT NULL;
+        INSERT INTO document_covers(op, document_id, at)
+            SELECT invalidated_by, id, invalid_at FROM documents
+            WHERE invalidated_by IS NOT NULL AND invalid_at IS NOT NULL;
+        CREATE TABLE sync_waiting (
+            id      INTEGER PRIMARY KEY,
+            entity  TEXT NOT NULL,
+            key     TEXT NOT NULL,
+            record  TEXT NOT NULL
+        );
+        CREATE INDEX sync_waiting_key ON sync_waiting(entity, key);
+        ALTER TABLE sync_peers ADD COLUMN removed_at TEXT;
+        """
+    )
+    conn.execute(COVER_TRIGGERS)
+    for trigger in SYNC_DOCUMENT_TRIGGERS:
+        conn.execute(_journal_trigger(*trigger))
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _m0001_initial),
     ("0002_pinning", _m0002_pinning),
@@ -478,4 +557,5 @@ MIGRATIONS: list[Migration] = [
     ("0004_threads", _m0004_threads),
     ("0005_sync_ids", _m0005_sync_ids),
     ("0006_stable_memory_ids", _m0006_stable_memory_ids),
+    ("0007_sync_operations", _m0007_sync_operations),
 ]

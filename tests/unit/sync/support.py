@@ -76,11 +76,12 @@ def shuttle(devices: list[Device], rng: random.Random, share: float = 0.5) -> in
         cfg = owner.engine.config()
         if cfg is None:
             continue
-        own = {k: v for k, v in _files(owner.folder).items() if k.split("/")[1] == cfg.device}
+        mine = set(cfg.own)  # its own files, and its earlier identities' (before a restore) that it rewrites
+        own = {k: v for k, v in _files(owner.folder).items() if k.split("/")[1] in mine}
         for other in devices:
             if other is owner:
                 continue
-            theirs = {k: v for k, v in _files(other.folder).items() if k.split("/")[1] == cfg.device}
+            theirs = {k: v for k, v in _files(other.folder).items() if k.split("/")[1] in mine}
             moves += [(other.folder, k, v) for k, v in own.items() if theirs.get(k) != v]
             moves += [(other.folder, k, None) for k in theirs if k not in own]
     rng.shuffle(moves)
@@ -97,8 +98,10 @@ def shuttle(devices: list[Device], rng: random.Random, share: float = 0.5) -> in
     return len(moves) - len(chosen)
 
 
-def settle(devices: list[Device], rng: random.Random, rounds: int = 40) -> None:
-    """Copy and run in random orders until nothing is left to copy and a full round changes nothing."""
+def settle(devices: list[Device], rng: random.Random, rounds: int = 40, *, refusals: bool = False) -> None:
+    """Copy and run in random orders until nothing is left to copy and a full round changes nothing. Between
+    devices of one vault nothing is ever refused (a rewritten file takes its next generation, a restored
+    vault a new identity): a refusal fails the test unless ``refusals`` says it is expected."""
     quiet = 0
     for _ in range(rounds):
         left = shuttle(devices, rng, share=rng.choice((0.3, 0.6, 1.0)))
@@ -107,6 +110,7 @@ def settle(devices: list[Device], rng: random.Random, rounds: int = 40) -> None:
         busy = False
         for device in order:
             report = device.run()
+            assert refusals or not report.refused, (device.name, report.refused)
             busy |= bool(report.sent or report.applied or report.rewritten or report.waiting)
         if left == 0 and not busy:
             quiet += 1
@@ -189,3 +193,30 @@ def vault_bytes(vault: Vault) -> bytes:
 
 def copy_folder(src: Path, dst: Path) -> None:
     shutil.copytree(src, dst, dirs_exist_ok=True)
+
+
+def fact_id(vault: Vault, text: str) -> int:
+    """The visible memory with this text (its latest revision)."""
+    row = vault.read(lambda c: c.execute("SELECT id FROM chunks WHERE text = ? AND superseded_by IS NULL"
+                                         " ORDER BY id DESC", (text,)).fetchone())
+    assert row is not None, f"{text!r} is not in {vault.path.name}"
+    return int(row[0])
+
+
+def texts(vault: Vault) -> set[str]:
+    """Every memory's text in the vault, hidden or not."""
+    return set(vault.read(lambda c: [r[0] for r in c.execute("SELECT text FROM chunks WHERE document_id IS NULL")]))
+
+
+def visible(vault: Vault) -> set[str]:
+    return set(vault.read(lambda c: [r[0] for r in c.execute(
+        "SELECT text FROM chunks WHERE document_id IS NULL AND invalid_at IS NULL AND superseded_by IS NULL")]))
+
+
+def restore(device: Device, backup: Path) -> None:
+    """``vodou restore BACKUP`` on this device: the vault closed, replaced, opened again."""
+    from vodou_desktop.data.backup import restore_vault
+
+    device.vault.close()
+    restore_vault(backup, device.vault.path)
+    device.vault = Vault.open(device.vault.path)

@@ -38,3 +38,27 @@ def test_a_sealed_file_opens_only_in_its_own_place(kind: str, device: str, seq: 
     assert sealing.seal(keys, "c", "aaaaaaaaaaaaaaaa", 1, {"records": [1]}) == data  # same content, same bytes
     with pytest.raises(sealing.Refused, match="fails authentication"):
         sealing.unseal(keys, kind, device, seq, data)
+
+
+@pytest.mark.parametrize("size", [0, 1, 15, 16, 17, 1000, (1 << 20) + 3])
+def test_the_tag_checked_before_decrypting_agrees_with_the_aead(size: int) -> None:
+    """``unseal`` checks the tag in place first (so junk costs no second copy): for authentic bytes and every
+    kind of alteration it must say what ChaCha20-Poly1305 itself says."""
+    import os
+
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+
+    keys = sealing.FolderKeys.from_secret(bytes(range(32)))
+    nonce, aad, plain = os.urandom(12), b"VSF1|c|aaaaaaaaaaaaaaaa|7", os.urandom(size)
+    sealed = ChaCha20Poly1305(keys.aead).encrypt(nonce, plain, aad)
+    variants = [sealed, sealed[:-1], sealed + b"x", bytes([sealed[0] ^ 1]) + sealed[1:],
+                sealed[:-1] + bytes([sealed[-1] ^ 0x80])]
+    for body in variants:
+        try:
+            ChaCha20Poly1305(keys.aead).decrypt(nonce, body, aad)
+            expected = True
+        except InvalidTag:
+            expected = False
+        assert sealing._authentic(keys.aead, nonce, aad, memoryview(body)) is expected
+        assert sealing._authentic(keys.aead, nonce, aad + b"x", memoryview(body)) is False

@@ -67,3 +67,45 @@ def test_tray_menu_shows_the_sync_state_in_words(qtbot, services, tmp_path: Path
     qtbot.waitUntil(lambda: actions["sync.state"].text().startswith("Sync: problem"), timeout=20000)
     assert "versioning" in actions["sync.state"].toolTip()
     status.stop()
+
+
+def test_a_refused_file_shows_as_a_problem_and_a_lost_computer_is_removed_from_the_page(
+        qtbot, services, tmp_path: Path) -> None:
+    """A file of another computer that breaks a rule: the page says so in its one line (computer and number);
+    "Remove…" on that computer, confirmed, makes every computer ignore it."""
+    from vodou_desktop.sync import sealing
+    from vodou_desktop.sync.folder import SyncFolder
+
+    folder = tmp_path / "synced"
+    folder.mkdir()
+    engine = SyncEngine(services.runtime.vault)
+    secret = sealing.new_secret()
+    engine.setup(folder, "laptop", secret, joining=False)
+    engine.run(force_snapshot=True)
+    with Vault.open(tmp_path / "desktop.sqlite") as other:
+        SyncEngine(other).setup(folder, "desktop", secret, joining=True)
+        remember(other, "written on the desktop", Origin(kind="cli"))
+        SyncEngine(other).run()
+        desktop = SyncEngine(other).require().device
+    keys = sealing.FolderKeys.from_secret(secret)
+    path = max(SyncFolder(folder).change_files(desktop).values())
+    seq = int(path.stem)
+    payload = sealing.unseal(keys, "c", desktop, seq, path.read_bytes())
+    payload["records"][0]["v"]["source"]["tier"] = "root"
+    path.write_bytes(sealing.seal(keys, "c", desktop, seq, payload))
+    page = SyncSettingsPage(services)
+    qtbot.addWidget(page)
+    page.show()
+    page.sync_now.click()
+    qtbot.waitUntil(lambda: "'desktop'" in page.problems.text(), timeout=20000)
+    assert f"change {seq} " in page.problems.text() and "tier" in page.problems.text()
+    assert not page.remove_button.isEnabled()
+    page.devices.setCurrentRow(0)
+    assert page.remove_button.isEnabled()
+    page.remove_button.click()
+    qtbot.waitUntil(lambda: page.remove_box is not None and page.remove_box.isVisible(), timeout=5000)
+    remove = next(b for b in page.remove_box.buttons() if b.text() == "Remove")
+    remove.click()
+    qtbot.waitUntil(lambda: "removed: its files are ignored" in page.devices.item(0).text(), timeout=20000)
+    assert [d["removed"] for d in engine.status()["devices"]] == [True]
+    assert not SyncFolder(folder).device_dir(desktop).exists()

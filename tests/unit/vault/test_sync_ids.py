@@ -59,12 +59,13 @@ def test_every_synced_write_path_is_journaled(vault: Vault) -> None:
     assert "heron" not in dump
 
 
-def test_document_chunks_and_embeddings_are_not_journaled(vault: Vault) -> None:
+def test_a_document_is_journaled_once_and_its_chunks_and_embeddings_never(vault: Vault) -> None:
     from vodou_desktop.ingest.remember import save_document
     from vodou_desktop.vault.facts import set_embeddings
 
     fact = remember(vault, "a heron", Origin(kind="cli"))
     vault.write(lambda c, ch: st.set_capture(c, ch, True))
-    save_document(vault, "A long page about herons.", Origin(kind="library", url="https://example.com/h"))
+    save_document(vault, "A long page about herons.\n\n" + "More words. " * 300,
+                  Origin(kind="library", url="https://example.com/h"))
     vault.write(lambda c, ch: set_embeddings(c, ch, [(fact, [0.1, 0.2, 0.3])], "m"))
-    assert _journal(vault) == []
+    assert _journal(vault) == [("doc", "create")]  # the document travels whole; its chunks are not memories
