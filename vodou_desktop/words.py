@@ -171,7 +171,9 @@ def score_details(factors: dict[str, Any]) -> list[tuple[str, str]]:
         ("Second pass, with " + ", ".join(f"'{w}'" for w in factors.get("second_hop_words") or []),
          f"{_num(factors.get('second_hop_norm'))} × {_num(factors.get('second_hop_weight'))}" if hop else "—"),
         ("Blended", _num(factors.get("fused"))),
-        ("From the turn before", _num(factors.get("from_before")) if factors.get("from_before") else "—"),
+        ("From the turn before", (_num(factors.get("from_before")) + (
+            f" (it asks: {factors.get('before_asks') or 0.0:.0%})" if factors.get("answers_weight") else ""))
+         if factors.get("from_before") else "—"),
         ("From the turn after", _num(factors.get("from_after")) if factors.get("from_after") else "—"),
         ("From a turn nearby", _num(factors.get("from_nearby")) if factors.get("from_nearby") else "—"),
         ("Share of your words it holds", f"{coverage:.0%} (×{_num(factors.get('coverage_weight'))})"

@@ -196,6 +196,21 @@ def test_a_persons_own_words_come_before_anothers_words_about_them(vault: Vault)
     assert all(r.factors["speaker"] is None for r in longer)
 
 
+def test_a_name_of_two_words_is_asked_for_whole(vault: Vault) -> None:
+    said = remember(vault, "Ana Lucía: my kayak is red", ORIGIN, project="talk", valid_at="2023-07-01")
+    remember(vault, "Cai: the shed is full", ORIGIN, project="talk", valid_at="2023-07-02")
+    service = _keyword(vault, speaker=1.0)
+
+    def factors(question: str) -> dict[str, Any]:
+        return next(r.factors for r in service.search(question, FactFilter(project="talk")) if r.fact.id == said)
+
+    half = factors("what colour is Ana's kayak")  # "Ana" is not "Ana Lucía"
+    assert half["speaker"] is None and half["speaker_weight"] == 1.0
+    whole = factors("Ana Lucía kayak")
+    assert whole["speaker"] == "Ana Lucía" and whole["speaker_weight"] == pytest.approx(2.0)
+    assert factors("ANA LUCIA kayak")["speaker"] == "Ana Lucía"  # as the index sees words: case and accents folded
+
+
 @pytest.mark.parametrize(("text", "share"), [
     ("Sam: Any suggestions?", 1.0), ("Sam: How are you? I am fine.", 0.5), ("No question here", 0.0),
     ("see https://example.org/?q=1 for it", 0.0), ("お元気ですか？元気です。", 0.5), ("", 0.0),
@@ -260,7 +275,7 @@ def test_a_turn_takes_a_share_of_a_strong_match_a_few_turns_before_it(vault: Vau
 
 
 FACTORS = ("path", "keyword_bm25", "keyword_norm", "vector_cosine", "vector_norm", "fusion", "keyword_weight",
-           "fused", "before_id", "from_before", "after_id", "from_after", "nearby_id", "from_nearby",
+           "fused", "before_id", "from_before", "before_asks", "answers_weight", "after_id", "from_after", "nearby_id", "from_nearby",
            "nearby_weight", "shared", "second_hop_words", "second_hop_bm25", "second_hop_norm", "second_hop_weight",
            "tier", "tier_weight", "canonical", "duplicate_weight", "scope", "query_scope", "scope_weight", "coverage",
            "coverage_weight", "previous_turn_words", "previous_turn_weight", "speaker", "speaker_weight", "asks",
