@@ -601,7 +601,7 @@ class SearchService:
             factors = {
                 "path": "hybrid" if cands.semantic else "keyword",
                 "keyword_bm25": round(-cands.kw[i], 6) if i in cands.kw else None,
-                "previous_turn_words": round(cands.previous[i], 6) if i in cands.previous else None,
+                "previous_turn_words": round(_previous_words(cands, params, i), 6) if i in cands.previous else None,
                 "previous_turn_weight": params.previous_turn,
                 "keyword_norm": round(kw_norm[i], 6),
                 "vector_cosine": round(cands.vec[i], 6) if i in cands.vec else None,
@@ -667,6 +667,15 @@ def _fusion(cands: Candidates, params: FusionParams, ids: list[int]) -> _Norms:
     return {i: w * kw_norm[i] + (1 - w) * vec_norm[i] for i in ids}, kw_norm, vec_norm, w, hop_norm
 
 
+def _previous_words(cands: Candidates, params: FusionParams, i: int) -> float:
+    """What the question's words in the turn before add to ``i``'s bm25 (before ``previous_turn``), as
+    far as that turn asks (``answers``)."""
+    extra = cands.previous[i]
+    if params.answers:
+        extra *= 1.0 - params.answers + params.answers * cands.asks.get(cands.before[i], 0.0)
+    return extra
+
+
 def keyword_scores(cands: Candidates, params: FusionParams) -> dict[int, float]:
     """Each candidate's keyword match strength: its own bm25, plus ``previous_turn`` times what the
     question's words in the turn before add (``SearchService._previous_turn``), as far as that turn
@@ -674,11 +683,8 @@ def keyword_scores(cands: Candidates, params: FusionParams) -> dict[int, float]:
     if not params.previous_turn or not cands.previous:
         return cands.kw
     out = dict(cands.kw)
-    answers, asking, before = params.answers, cands.asks, cands.before
-    for i, extra in cands.previous.items():
-        if answers:
-            extra *= 1.0 - answers + answers * asking.get(before[i], 0.0)
-        out[i] = max(0.0, out.get(i, 0.0) + params.previous_turn * extra)
+    for i in cands.previous:
+        out[i] = max(0.0, out.get(i, 0.0) + params.previous_turn * _previous_words(cands, params, i))
     return out
 
 
