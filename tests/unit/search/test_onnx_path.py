@@ -3,8 +3,9 @@ gives, a graph exported and checked once by a child process and trusted only as 
 ``vodou mem search`` that never imports torch, and a first search that answers from keywords at once
 while the model is still being prepared.
 
-The session's MiniLM model (tests/conftest.py, the choice "minilm") is the real all-MiniLM-L6-v2, its graph exported for real by
-the export child; the reference vectors come from sentence-transformers' own ``encode`` on torch."""
+The session's MiniLM model (tests/conftest.py, the choice "minilm") is the real all-MiniLM-L6-v2, its
+graph exported for real by the export child; the reference vectors come from sentence-transformers'
+own ``encode`` on torch."""
 
 from __future__ import annotations
 

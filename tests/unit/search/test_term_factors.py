@@ -320,7 +320,8 @@ def test_a_turn_takes_a_share_of_a_strong_match_a_few_turns_before_it(vault: Vau
 
 
 FACTORS = ("path", "keyword_bm25", "keyword_norm", "vector_cosine", "vector_norm", "fusion", "keyword_weight",
-           "fused", "before_id", "from_before", "before_asks", "answers_weight", "after_id", "from_after", "nearby_id", "from_nearby",
+           "fused", "before_id", "from_before", "before_asks", "answers_weight", "after_id", "from_after", "nearby_id",
+           "from_nearby",
            "nearby_weight", "shared", "second_hop_words", "second_hop_bm25", "second_hop_norm", "second_hop_weight",
            "tier", "tier_weight", "canonical", "duplicate_weight", "scope", "query_scope", "scope_weight", "coverage",
            "coverage_weight", "previous_turn_words", "previous_turn_weight", "speaker", "speaker_weight", "asks",

@@ -77,8 +77,8 @@ def test_strong_matches_behind_the_wall_never_enter_the_ranking(vault: Vault, se
                 "Bea: the bus to Lisbon was late twice", "Ana: my sister flew to Lisbon", "Bea: Lisbon trams are old",
                 "Ana: we walked around Lisbon all day", "Bea: Lisbon has steep hills"])]
     for i in range(40):
-        remember(vault, f"Zed: Rodrigo Rodrigo neighbour cello Thursday number {i}", Origin(kind="turn", tool="harness"),
-                 project="secret", valid_at="2023-05-01")
+        remember(vault, f"Zed: Rodrigo Rodrigo neighbour cello Thursday number {i}",
+                 Origin(kind="turn", tool="harness"), project="secret", valid_at="2023-05-01")
     filt = FactFilter(project="talk")
     question = "which instrument does the friend who moved to Lisbon study"
     _ids(search, question, "talk")  # embeds the vault for the hybrid path
