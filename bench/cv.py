@@ -44,15 +44,16 @@ FOLDS = 5
 K = 10
 
 
-# Values no fold chose in the full runs recorded in bench/RESULTS.md (z-score fusion, keyword share
-# 0.3 or 0.4, the fixed keyword share, coverage 2, second hop 1, no share of the turn after, the turn
+# Values no fold chose in the full runs recorded in bench/RESULTS.md (z-score fusion, the fixed keyword
+# share, coverage 2, second hop 1, no share of the turn after, a turn-before share of 0.25, the turn
 # before's words at 1 or 2, the date words at 0.2, a speaker weight of 0.5) are left out, and so are
-# values next to the ones chosen (the turn before's words at 3, asks 0.5), so that the one run of both
-# sets stays under 15 minutes. Every factor can still be switched off.
-GRID = {"method": ("minmax",), "keyword_weight": (0.5, 0.6), "adaptive": (8.0,),
-        "before_share": (0.25, 0.5), "after_share": (0.15,), "coverage": (0.0, 1.0),
-        "second_hop": (0.0, 0.5), "previous_turn": (0.0, 4.0), "speaker": (0.0, 1.0),
-        "asks": (0.0, 0.7), "nearby": (0.0, 0.1, 0.2)}
+# values next to the ones chosen (the turn before's words at 3, asks 0.5, nearby 0.1), so that the one
+# run of three sets stays near 20 minutes on a shared machine. Every factor whose place is in question
+# (coverage, the turn before's words, the speaker, asks, nearby, answers) can be switched off.
+GRID = {"method": ("minmax",), "keyword_weight": (0.4, 0.6), "adaptive": (8.0,),
+        "before_share": (0.5,), "after_share": (0.15,), "coverage": (0.0, 1.0),
+        "second_hop": (0.5,), "previous_turn": (0.0, 4.0), "speaker": (0.0, 1.0),
+        "asks": (0.0, 0.7), "nearby": (0.0, 0.2), "answers": (0.0, 1.0)}
 
 
 def grid() -> list[FusionParams]:
@@ -67,7 +68,7 @@ def gather_variants() -> list[FusionParams]:
     speakers, the asking sentences and the turns nearby are gathered for every candidate (weight 1
     here), so that ranking can weigh them anywhere from 0."""
     return [FusionParams(context_weight=0.5, coverage=1.0, second_hop=1.0, previous_turn=1.0, speaker=1.0, asks=1.0,
-                         nearby=1.0)]
+                         nearby=1.0, answers=1.0)]
 
 
 @dataclass
@@ -255,17 +256,50 @@ def cross_validate(runs: Sequence[SetRun], hybrid: Scores, evaluation: Evaluatio
 def _order(p: FusionParams) -> float:
     """Ties go to the simpler configuration (fewer factors switched on)."""
     return sum(1 for v in (p.adaptive, p.after_share, p.coverage, p.second_hop, p.previous_turn, p.speaker, p.asks,
-                           p.nearby) if v)
+                           p.nearby, p.answers) if v)
 
 
 def describe(p: FusionParams) -> str:
     return (f"{p.method} keyword_weight={p.keyword_weight} adaptive={p.adaptive} before={p.before_share} "
             f"after={p.after_share} coverage={p.coverage} context={p.context_weight} second_hop={p.second_hop} "
-            f"previous_turn={p.previous_turn} speaker={p.speaker} asks={p.asks} nearby={p.nearby}")
+            f"previous_turn={p.previous_turn} speaker={p.speaker} asks={p.asks} nearby={p.nearby} answers={p.answers}")
 
 
 def mean(rows: Sequence[tuple[float, float]], which: int) -> float:
     return sum(r[which] for r in rows) / len(rows) if rows else float("nan")
+
+
+def ablation(runs: Sequence[SetRun], cv: dict[str, Any], hybrid: Scores, evaluation: Evaluation) -> str:
+    """In sample, the shipped configuration against the same with one knob at its other value in the
+    grid (each factor switched off or on), and with near-duplicates unweighted: hit@10 / MRR@10 per set.
+    A factor earns its place when switching it off costs on every set."""
+    final: FusionParams = cv["final"]
+    rows = [("shipped", final)]
+    for knob, values in GRID.items():
+        for v in values:
+            if v != getattr(final, knob):
+                rows.append((f"{knob}={v}", replace(final, **{knob: v})))
+    unweighted = replace(final, duplicate_weight=1.0)
+    extra = evaluation.scores(unweighted, "hybrid")
+    out = ["", "# in sample: the shipped knobs, one changed at a time (hit@10 / MRR@10)",
+           f"{'configuration':<26}" + "".join(f"{r.name:>16}" for r in runs)]
+    for label, p in [*rows, ("near-duplicates x1.0", unweighted)]:
+        scores = hybrid.get(p) or (extra if p == unweighted else None)
+        if scores is None:
+            continue
+        out.append(f"{label:<26}" + "".join(f"{mean(scores[r.name], 0):>9.3f}/{mean(scores[r.name], 1):.3f}"
+                                             for r in runs))
+    for r in runs:
+        kinds = sorted({x.kind for x in r.questions})
+        if r.name != "beam":
+            continue
+        out += ["", "# BEAM by ability, in sample: shipped against near-duplicates x1.0 (hit@10)"]
+        for kind in kinds:
+            idx = [i for i, x in enumerate(r.questions) if x.kind == kind]
+            a = mean([hybrid[final][r.name][i] for i in idx], 0)
+            b = mean([extra[r.name][i] for i in idx], 0)
+            out.append(f"{kind:<28}{a:>8.3f}{b:>8.3f}")
+    return "\n".join(out)
 
 
 # The issue's targets per set (hit@10): an absolute figure, and a ratio to the set's own bm25 overall;

@@ -511,11 +511,13 @@ def _main_cv(args: argparse.Namespace, started: float, load_before: float) -> in
                 for name, (data, _) in sets.items()]
         try:
             evaluation = cv.Evaluation(runs, log)
-            result = cv.cross_validate(runs, evaluation.hybrid(cv.grid(), log), evaluation)
+            scores = evaluation.hybrid(cv.grid(), log)
+            result = cv.cross_validate(runs, scores, evaluation)
             # the chosen set first, then the others of the same run (one run ranks them all)
             order = [args.set_name, *(name for name in sets if name != args.set_name)]
             text = "\n\n".join([cv.summary(runs, result),
-                                 *(cv.report(runs, result, name, sets[name][1])[0] for name in order)])
+                                 *(cv.report(runs, result, name, sets[name][1])[0] for name in order),
+                                 cv.ablation(runs, result, scores, evaluation)])
         finally:
             for r in runs:
                 r.close()

@@ -8,7 +8,7 @@ would run code of its own), and each file's sha256 is checked against the value 
 it is used, so a changed or damaged file is refused rather than searched with.
 
 The model: a BERT encoder; a text's vector is the hidden state of its first token (``[CLS]``), unit
-length, 384 dimensions; 512 word pieces at most (the rest of a longer text is not read). Queries and
+length, 384 dimensions; the first 256 word pieces of a text are read (``MAX_TOKENS``). Queries and
 memories are embedded the same way (no query instruction: it made no difference on LoCoMo, .642
 against .644 dense-only hit@10; bench/notes/recall.md).
 """
@@ -35,7 +35,10 @@ SHA256 = {
     TOKENIZER: "d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66",
 }
 DIM = 384
-MAX_TOKENS = 512
+# Word pieces read of a text: the first 256, as for all-MiniLM-L6-v2. The model can read 512, but a run
+# costs about the square of its length: a long assistant reply took 2.3x as long at 512 (bench.models),
+# and the start of a long text carries what it is about.
+MAX_TOKENS = 256
 
 
 class ModelFileError(RuntimeError):

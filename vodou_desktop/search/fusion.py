@@ -39,6 +39,7 @@ class FusionParams:
     # 0, all of it always; 1, only as much as the turn before asks (an answer is found through its
     # question; a reply to a statement is not the statement)
     answers: float = 0.0
+    duplicate_weight: float = 0.4  # a non-canonical near-duplicate's weight (SEARCH-2); a knob only to measure it
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:

@@ -49,7 +49,7 @@ from vodou_desktop.vault import query as q
 log = logging.getLogger(__name__)
 
 TIER_WEIGHTS = {"pinned": 1.1, "first_party": 1.0, "capture": 0.925, "import": 0.85}
-DUPLICATE_WEIGHT = 0.4
+DUPLICATE_WEIGHT = FusionParams().duplicate_weight  # 0.4 (SEARCH-2)
 SCOPE_WEIGHT = 2.0
 # Chosen by cross-validation over folds of conversations of two sets, ours and LoCoMo-10
 # (python -m bench.quality --set locomo|ours --cv; bench/RESULTS.md, "Recall, fourth round").
@@ -559,7 +559,7 @@ class SearchService:
         named = cands.speaker if params.speaker else {}
         asks, asking = params.asks, cands.asks
         near_share, nearby = params.nearby, cands.nearby if params.nearby else {}
-        answers = params.answers
+        answers, duplicate = params.answers, params.duplicate_weight
         scored = []
         for i in ids:
             row = facts[i]
@@ -574,7 +574,7 @@ class SearchService:
                 continue  # only a neighbour, and it took nothing from the turns near it
             shared = fused[i] + from_before + from_after + from_near
             weights = (TIER_WEIGHTS.get(row.tier, 1.0),
-                       1.0 if row.is_canonical else DUPLICATE_WEIGHT,
+                       1.0 if row.is_canonical else duplicate,
                        SCOPE_WEIGHT if scope and row.scope == scope else 1.0,
                        1.0 + coverage * cover.get(i, 0.0),
                        speaker_w if i in named else 1.0,
