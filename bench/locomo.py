@@ -34,7 +34,9 @@ def path() -> Path:
     given = os.environ.get("VODOU_LOCOMO")
     if given:
         return Path(given)
-    return Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo10.json"
+    from bench.beam import shared_data
+
+    return shared_data("locomo", "locomo10.json")
 
 
 def load(file: Path | None = None) -> dict[str, Any]:

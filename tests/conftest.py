@@ -40,8 +40,8 @@ def vodou_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
 
 @pytest.fixture(scope="session")
 def model(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
-    """The real all-MiniLM-L6-v2, loaded once per test session on ONNX Runtime: its graph exported
-    (and checked against encode) by the export child once, into a session cache folder."""
+    """The real default model (bge-small-en-v1.5 int8, from the installed package), loaded once per
+    test session on ONNX Runtime."""
     embedder = Embedder("default", cache_dir=tmp_path_factory.mktemp("model-cache")).start()
     assert embedder.wait(600) is EmbedderState.READY, embedder.error
     assert embedder.runtime == "onnx", embedder.onnx_note
@@ -49,9 +49,19 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
 
 
 @pytest.fixture(scope="session")
+def minilm_model(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
+    """The real all-MiniLM-L6-v2 (the choice "minilm"), loaded once per test session on ONNX Runtime:
+    its graph exported (and checked against encode) by the export child once, into a session cache folder."""
+    embedder = Embedder("minilm", cache_dir=tmp_path_factory.mktemp("minilm-cache")).start()
+    assert embedder.wait(600) is EmbedderState.READY, embedder.error
+    assert embedder.runtime == "onnx", embedder.onnx_note
+    return embedder
+
+
+@pytest.fixture(scope="session")
 def torch_model() -> Embedder:
-    """The same model on torch (sentence-transformers' own ``encode``): the reference vectors."""
-    embedder = Embedder("default", onnx=False).start()
+    """all-MiniLM-L6-v2 on torch (sentence-transformers' own ``encode``): the reference vectors."""
+    embedder = Embedder("minilm", onnx=False).start()
     assert embedder.wait(600) is EmbedderState.READY, embedder.error
     return embedder
 

@@ -163,7 +163,7 @@ def share_model_graph(model: Any, home: Path) -> Path:
     source = model._cache_dir / "models"
     target = home / "cache" / "models"
     target.mkdir(parents=True, exist_ok=True)
-    for path in source.iterdir():
+    for path in source.iterdir() if source.is_dir() else ():  # the bundled default model has no export
         if path.suffix in (".onnx", ".npy", ".json") and not (target / path.name).exists():
             try:
                 os.link(path, target / path.name)

@@ -24,7 +24,8 @@ DEFAULT_BRIDGE_PORT = 47653
 
 @dataclass
 class Settings:
-    embedder: str = "default"  # "default" (bundled all-MiniLM-L6-v2), "none", or a model folder
+    # "default" (bge-small-en-v1.5, bundled), "minilm" (all-MiniLM-L6-v2, bundled), "none", or a model folder
+    embedder: str = "default"
     bridge_port: int = DEFAULT_BRIDGE_PORT
     model_base_url: str = ""  # optional OpenAI-compatible endpoint; empty = none
     model_name: str = ""
@@ -37,8 +38,8 @@ class Settings:
 
     def validate(self) -> Settings:
         if not isinstance(self.embedder, str) or not self.embedder.strip():
-            raise InvalidInput("embedder must be 'default', 'none' or a model folder")
-        if self.embedder not in ("default", "none") and not Path(self.embedder).expanduser().is_dir():
+            raise InvalidInput("embedder must be 'default', 'minilm', 'none' or a model folder")
+        if self.embedder not in ("default", "minilm", "none") and not Path(self.embedder).expanduser().is_dir():
             raise InvalidInput(f"embedder model folder does not exist: {self.embedder}")
         if not isinstance(self.bridge_port, int) or not 1024 <= self.bridge_port <= 65535:
             raise InvalidInput("bridge port must be a number between 1024 and 65535")

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from vodou_desktop.search.keyword import PERSON_SPEAKERS
+
 MODE_ORDER = ("off", "suggest", "collect")
 # The one list of memory kinds, for the CLI, the app and MCP alike. ``plan`` is also what extraction
 # finds in conversations; ``selection`` and ``link`` only come from pages.
@@ -155,12 +157,15 @@ def score_details(factors: dict[str, Any]) -> list[tuple[str, str]]:
         ("Second pass, with " + ", ".join(f"'{w}'" for w in factors.get("second_hop_words") or []),
          f"{_num(factors.get('second_hop_norm'))} × {_num(factors.get('second_hop_weight'))}" if hop else "—"),
         ("Blended", _num(factors.get("fused"))),
-        ("From the turn before", _num(factors.get("from_before")) if factors.get("from_before") else "—"),
+        ("From the turn before", (_num(factors.get("from_before")) + (
+            f" (it asks: {factors.get('before_asks') or 0.0:.0%})" if factors.get("answers_weight") else ""))
+         if factors.get("from_before") else "—"),
         ("From the turn after", _num(factors.get("from_after")) if factors.get("from_after") else "—"),
         ("From a turn nearby", _num(factors.get("from_nearby")) if factors.get("from_nearby") else "—"),
         ("Share of your words it holds", f"{coverage:.0%} (×{_num(factors.get('coverage_weight'))})"
          if coverage is not None and factors.get("coverage_weight", 1.0) != 1.0 else "—"),
-        ("Said by someone you named", f"{factors['speaker']} (×{_num(factors.get('speaker_weight'))})"
+        ("Said by you (your question says I or my)" if factors.get("speaker") in PERSON_SPEAKERS
+         else "Said by someone you named", f"{factors['speaker']} (×{_num(factors.get('speaker_weight'))})"
          if factors.get("speaker") and factors.get("speaker_weight", 1.0) != 1.0 else "—"),
         ("Sentences that ask a question", f"{factors['asks']:.0%} (×{_num(factors.get('asks_weight'))})"
          if factors.get("asks") and factors.get("asks_weight", 1.0) != 1.0 else "—"),

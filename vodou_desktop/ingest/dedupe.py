@@ -32,7 +32,17 @@ from vodou_desktop.vault import ALL_PROJECTS, Fact, FactFilter, Vault
 from vodou_desktop.vault import groups as g
 from vodou_desktop.vault import query as q
 
-COSINE_MIN = 0.88
+COSINE_MIN = 0.88  # all-MiniLM-L6-v2's gate (ING-2)
+# bge-small-en-v1.5 puts every pair higher (unrelated memories at .45 median against MiniLM's .10): at
+# .88 "Kai's phone number ends in 4417." and "… 9902." (.889) passed both gates. At .93 they do not, nor
+# "My flight leaves Monday." / "… Tuesday." (.928), while a copy with "Not urgent." added (.935) still
+# joins its group. Another model: MiniLM's gate.
+COSINE_GATES = {"bge-small-en-v1.5-int8": 0.93}
+
+
+def cosine_gate(model: str) -> float:
+    """The cosine at or above which two memories of ``model`` may be the same fact."""
+    return COSINE_GATES.get(model, COSINE_MIN)
 NEIGHBOURS = 20  # on-write grouping looks at this many nearest facts above the gate's cosine
 JACCARD_MIN = 0.40
 TIER_RANK = {"pinned": 0, "first_party": 1, "capture": 2, "import": 3}
@@ -73,9 +83,9 @@ def jaccard(a: str, b: str) -> float:
     return len(ta & tb) / len(ta | tb) if ta | tb else 0.0
 
 
-def same_fact(cosine: float, a: str, b: str) -> bool:
+def same_fact(cosine: float, a: str, b: str, gate: float = COSINE_MIN) -> bool:
     """Both gates, always."""
-    return cosine >= COSINE_MIN and jaccard(a, b) >= JACCARD_MIN
+    return cosine >= gate and jaccard(a, b) >= JACCARD_MIN
 
 
 def election_key(fact: Fact) -> tuple[int, str, int, int]:
@@ -138,16 +148,16 @@ def _vectors(vault: Vault, embedder: Embedder, facts: Sequence[Fact]) -> np.ndar
 
 
 def _edges(facts: Sequence[Fact], mat: np.ndarray, rows: Iterable[int], union: _Union,
-           progress: Progress | None, cancel: threading.Event | None) -> None:
+           progress: Progress | None, cancel: threading.Event | None, gate: float = COSINE_MIN) -> None:
     todo = list(rows)
     for done, i in enumerate(todo, start=1):
         if cancel is not None and cancel.is_set():
             return
         sims = mat @ mat[i]
-        for hit in np.nonzero(sims >= COSINE_MIN)[0]:
+        for hit in np.nonzero(sims >= gate)[0]:
             j = int(hit)
             a, b = facts[i], facts[j]
-            if j != i and a.project == b.project and same_fact(float(sims[j]), a.text, b.text):
+            if j != i and a.project == b.project and same_fact(float(sims[j]), a.text, b.text, gate):
                 union.join(a.id, b.id)
         if progress and (done % 200 == 0 or done == len(todo)):
             progress(done, len(todo))
@@ -182,7 +192,7 @@ def dedupe_scan(vault: Vault, embedder: Embedder, *, dry_run: bool = False, prog
         return report
     mat = _vectors(vault, embedder, facts)
     union = _Union()
-    _edges(facts, mat, range(len(facts)), union, progress, cancel)
+    _edges(facts, mat, range(len(facts)), union, progress, cancel, cosine_gate(embedder.model_id))
     if cancel is not None and cancel.is_set():
         return report
     rows, report.groups = _assignments(facts, union, None)
@@ -202,7 +212,7 @@ def group_new(vault: Vault, embedder: Embedder, new_ids: Sequence[int]) -> Dedup
         if f.fact_group is not None:
             union.join(f.id, -f.fact_group)
     mat = _vectors(vault, embedder, facts)
-    _edges(facts, mat, [index[i] for i in new_ids if i in index], union, None, None)
+    _edges(facts, mat, [index[i] for i in new_ids if i in index], union, None, None, cosine_gate(embedder.model_id))
     rows, groups = _assignments(facts, union, set(new_ids))
     report = DedupeReport(scanned=len(new_ids), groups=groups)
     report.changed = vault.write(partial(g.set_groups, rows=rows))
@@ -217,13 +227,14 @@ def group_via_index(vault: Vault, index: VectorIndex, new_ids: Sequence[int]) ->
     live = FactFilter(project=ALL_PROJECTS)
     report = DedupeReport(scanned=len(new_ids))
     vectors = dict(vault.read(partial(q.embeddings_for, ids=list(new_ids), model=index.model)))
+    gate = cosine_gate(index.model)
     if not vectors:
         return report
     # one lookup for the whole batch, of near-duplicates only (rows above the gate's cosine: the index
     # skips most of the matrix for them), then one read of every fact it names
     with one_blas_thread():
         nearest = index.near_many(np.stack([np.frombuffer(b, dtype="<f4") for b in vectors.values()]),
-                                  COSINE_MIN, NEIGHBOURS + 1)
+                                  gate, NEIGHBOURS + 1)
     close = {new_id: [(i, s) for i, s in found if i != new_id][:NEIGHBOURS]
              for new_id, found in zip(vectors, nearest, strict=True)}
     wanted = sorted(set(close) | {i for near in close.values() for i, _ in near})
@@ -239,7 +250,7 @@ def group_via_index(vault: Vault, index: VectorIndex, new_ids: Sequence[int]) ->
         if new is None:
             continue
         mates = [facts[i] for i, s in near if i in facts and facts[i].project == new.project
-                 and same_fact(s, new.text, facts[i].text)]
+                 and same_fact(s, new.text, facts[i].text, gate)]
         if not mates:
             continue
         group = min([m.fact_group or m.id for m in mates] + [new.id])

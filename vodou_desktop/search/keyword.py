@@ -43,6 +43,13 @@ STOPWORDS = frozenset(
 _SPEAKER = re.compile(r"\s*((?:[^\W\d_][\w'.-]*)(?: [^\W\d_][\w'.-]*){0,2}):\s")
 
 
+# The person's own turns in a chat with an AI assistant, as a transcript labels them ("User: …"). A
+# question in the first person ("when does my sprint end") asks about what the person said: it names
+# this speaker as a question naming "Maya" names Maya's turns.
+PERSON_SPEAKERS = frozenset({"User"})
+FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself"})
+
+
 def speaker(text: str) -> str | None:
     """The name a turn of a transcript opens with (``Name: what they said``), or None."""
     m = _SPEAKER.match(text[:64])
@@ -55,11 +62,15 @@ def speaker(text: str) -> str | None:
 # full-width 。！？
 _SENTENCE_END = re.compile(r"(?<=[.!?\u061f\u037e])\s+|(?<=[。！？])\s*")
 _QUESTION_MARKS = ("?", "？", "\u061f", "\u037e")
+# A sentence that asks holds none of its answer when it is short ("How was the trip?"); a longer one
+# carries what the person said ("I've set a goal to finish 3 series by February 28, can you help me
+# plan the weeks?"), and is no weak memory. Words, as ``_WORD`` counts them.
+ASK_WORDS = 12
 
 
 def asking_share(text: str) -> float:
-    """The share of ``text``'s sentences that ask a question (end with ``?``), a transcript turn's
-    speaker left out: a turn that only asks holds none of its answer."""
+    """The share of ``text``'s sentences that only ask: end with ``?`` and hold at most ``ASK_WORDS``
+    words (a transcript turn's speaker left out). A turn that only asks holds none of its answer."""
     if not any(mark in text for mark in _QUESTION_MARKS):
         return 0.0  # most memories: no sentence to split (search reads this for ~150 texts a query)
     name = speaker(text)
@@ -68,7 +79,16 @@ def asking_share(text: str) -> float:
     sentences = [s for s in (part.strip() for part in _SENTENCE_END.split(text)) if s]
     if not sentences:
         return 0.0
-    return sum(1 for s in sentences if s.endswith(_QUESTION_MARKS)) / len(sentences)
+    return sum(1 for s in sentences if s.endswith(_QUESTION_MARKS) and _short(s)) / len(sentences)
+
+
+def _short(sentence: str) -> bool:
+    """At most ``ASK_WORDS`` words (a sentence in a script without spaces counts by its characters, about
+    two to a word)."""
+    words = _WORD.findall(sentence)
+    if len(words) == 1 and len(words[0]) > 2 * ASK_WORDS:
+        return False
+    return len(words) <= ASK_WORDS
 
 
 def terms(text: str) -> list[str]:

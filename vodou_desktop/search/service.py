@@ -41,7 +41,7 @@ import numpy as np
 
 from vodou_desktop.search import keyword
 from vodou_desktop.search import operators as search_operators
-from vodou_desktop.search.embedder import DEFAULT_MODEL, Embedder
+from vodou_desktop.search.embedder import DEFAULT_MODEL, MIN_COSINE, MINILM_MODEL, Embedder
 from vodou_desktop.search.fusion import FusionParams, keyword_weight, normalise
 from vodou_desktop.search.vectors import VectorIndex
 from vodou_desktop.vault import Fact, FactFilter, Vault
@@ -50,15 +50,13 @@ from vodou_desktop.vault import query as q
 log = logging.getLogger(__name__)
 
 TIER_WEIGHTS = {"pinned": 1.1, "first_party": 1.0, "capture": 0.925, "import": 0.85}
-DUPLICATE_WEIGHT = 0.4
+DUPLICATE_WEIGHT = FusionParams().duplicate_weight  # 0.4 (SEARCH-2)
 SCOPE_WEIGHT = 2.0
 # Chosen by cross-validation over folds of conversations of two sets, ours and LoCoMo-10
 # (python -m bench.quality --set locomo|ours --cv; bench/RESULTS.md, "Recall, fourth round").
 FUSION = FusionParams(method="minmax", keyword_weight=0.6, adaptive=8.0, before_share=0.5, after_share=0.15,
                       context_weight=0.5, coverage=1.0, second_hop=0.5, previous_turn=4.0, speaker=1.0, asks=0.7,
                       nearby=0.2)
-# Below this cosine a sentence is unrelated for all-MiniLM-L6-v2; such vector hits are dropped.
-MIN_COSINE = 0.25
 MAX_K = 200
 # Candidates per path: fixed, so that the first results never depend on how many were asked for.
 KEYWORD_POOL = 100
@@ -130,6 +128,7 @@ class Candidates:
     asks: dict[int, float] = field(default_factory=dict)  # id -> share of its sentences that are questions (> 0)
     nearby: dict[int, set[int]] = field(default_factory=dict)  # id -> the candidates 2..NEARBY_SPAN turns away
     filt: FactFilter = field(default_factory=FactFilter)  # the filter they were gathered under
+    floor: float = MIN_COSINE[MINILM_MODEL]  # the model's cosine below which a memory is unrelated
     # each path's normalised scores per fusion method, for the ids they were computed over (``_fusion``)
     norms: dict[str, tuple[list[int], int, int, dict[int, float], dict[int, float]]] = field(
         default_factory=dict, repr=False)
@@ -160,6 +159,9 @@ class SearchService:
         self.embedder = embedder
         model = getattr(embedder, "model_id", DEFAULT_MODEL)  # an index holds its embedder's vectors only
         self.index = index if index is not None else VectorIndex(vault, model=model)
+        # below this cosine a memory is unrelated to the query for this model (embedder.MIN_COSINE)
+        self.min_cosine = float(getattr(embedder, "min_cosine", None)
+                                or MIN_COSINE.get(model, MIN_COSINE[MINILM_MODEL]))
         self.params = params
         self._local = threading.local()  # per thread: its reader connection's common-term memo
 
@@ -264,7 +266,7 @@ class SearchService:
         found_by_vector = set(vec)
         if qvec is not None:
             vec.update(self._cosines(conn, qvec, sorted(set(kw) - found_by_vector)))
-        cands = Candidates(kw, vec, found_by_vector, {}, {}, {}, qvec is not None)
+        cands = Candidates(kw, vec, found_by_vector, {}, {}, {}, qvec is not None, floor=self.min_cosine)
         # The best candidates by a plain blend (a fixed number, whatever k or the fusion).
         pre = _fusion(cands, PRE_BLEND, sorted(set(kw) | set(vec)))[0]
         if params.second_hop:
@@ -288,7 +290,7 @@ class SearchService:
                 if abs(offset) > 1 and other in rows:
                     cands.nearby.setdefault(anchor, set()).add(other)
                     cands.nearby.setdefault(other, set()).add(anchor)
-        if params.coverage or params.previous_turn or params.speaker or params.asks:
+        if params.coverage or params.previous_turn or params.speaker or params.asks or params.answers:
             # for the anchors and their neighbours: what can reach the top (bench/RESULTS.md)
             near = cands.anchors | set(cands.before.values()) | set(cands.after.values())
             texts = q.match_texts(conn, sorted(near.intersection(rows)), filt)
@@ -296,7 +298,7 @@ class SearchService:
                      for i, body, context in texts}
             if params.speaker:
                 cands.speaker = self._named_speakers(conn, text, texts)
-            if params.asks:
+            if params.asks or params.answers:
                 cands.asks = {i: share for i, body, _ in texts if (share := keyword.asking_share(body)) > 0}
             terms = {t: self._tokens(conn, t, stem=True) for t in keyword.terms(text)}
             wanted = {x for stem in terms.values() for x in stem}
@@ -310,15 +312,18 @@ class SearchService:
     # -- term features -------------------------------------------------------------------
     def _named_speakers(self, conn: Any, text: str, texts: list[tuple[int, str, str | None]]) -> dict[int, str]:
         """The turns whose speaker (``keyword.speaker``) the question names: every word of the name
-        is a word of the question, as the keyword index sees words (case and accents folded)."""
+        is a word of the question, as the keyword index sees words (case and accents folded); or,
+        for a question in the first person, the person's own turns in a chat with an assistant
+        (``keyword.PERSON_SPEAKERS``)."""
         asked = set(self._tokens(conn, text, stem=False))
+        first_person = not asked.isdisjoint(keyword.FIRST_PERSON)
         out = {}
         for i, body, _ in texts:
             name = keyword.speaker(body)
             if name is None:
                 continue
             words = self._tokens(conn, name, stem=False)
-            if words and asked.issuperset(words):
+            if (words and asked.issuperset(words)) or (first_person and name in keyword.PERSON_SPEAKERS):
                 out[i] = name
         return out
 
@@ -480,20 +485,20 @@ class SearchService:
         n, total = pool * 4, len(self.index)
         while True:
             cands = self.index.top(qvec, n)
-            found, rows = self._allowed_best(conn, cands, filt, pool, known or {})
-            if len(found) >= pool or n >= total or (cands and cands[-1][1] < MIN_COSINE):
+            found, rows = self._allowed_best(conn, cands, filt, pool, known or {}, self.min_cosine)
+            if len(found) >= pool or n >= total or (cands and cands[-1][1] < self.min_cosine):
                 # best first, ties by id
                 return dict(sorted(sorted(found.items()), key=itemgetter(1), reverse=True)[:pool]), rows
             n *= 8
 
     @staticmethod
     def _allowed_best(conn: Any, cands: list[tuple[int, float]], filt: FactFilter, pool: int,
-                      known: dict[int, q.RankRow]) -> tuple[dict[int, float], dict[int, q.RankRow]]:
-        """The candidates (best first) at or above ``MIN_COSINE`` that pass the filter, checked a part
-        at a time: once ``pool`` pass and the next unchecked cosine is below the ``pool``-th best
+                      known: dict[int, q.RankRow], floor: float) -> tuple[dict[int, float], dict[int, q.RankRow]]:
+        """The candidates (best first) at or above ``floor`` (the model's unrelated cosine) that pass the
+        filter, checked a part at a time: once ``pool`` pass and the next unchecked cosine is below the ``pool``-th best
         found, the rest cannot enter the top ``pool`` and are not looked up (each costs a row read).
         The check reads the ranking rows of those that pass."""
-        eligible = [(i, s) for i, s in cands if s >= MIN_COSINE]
+        eligible = [(i, s) for i, s in cands if s >= floor]
         found: dict[int, float] = {}
         rows: dict[int, q.RankRow] = {}
         start, step = 0, max(1, pool * 3)
@@ -547,7 +552,14 @@ class SearchService:
     def _score(self, cands: Candidates, params: FusionParams, scope: str | None,
                limit: int | None = None) -> tuple[list[_Scored], _Norms]:
         """Every candidate's final score and its weights, best first (the best ``limit``); and the
-        fusion's figures."""
+        fusion's figures.
+
+        A candidate's score is what it shares with the turns around it (its blended score, plus a
+        share of the turn before, the turn after and the best turn nearby) times its weights, each a
+        plain factor that ``explain`` shows and whose product is the score: provenance tier,
+        duplicate status, scope, the share of the question's words it holds, whether the question
+        names its speaker, and the share of its sentences that only ask. A new weight is one more
+        factor in ``weights`` below, one more field of ``_Scored`` and one more entry in ``_results``."""
         ids = sorted(cands.facts)
         norms = _fusion(cands, params, ids)
         fused = norms[0]
@@ -560,25 +572,27 @@ class SearchService:
         named = cands.speaker if params.speaker else {}
         asks, asking = params.asks, cands.asks
         near_share, nearby = params.nearby, cands.nearby if params.nearby else {}
+        answers, duplicate = params.answers, params.duplicate_weight
         scored = []
         for i in ids:
             row = facts[i]
             prev, nxt = before.get(i), after.get(i)
             from_before = before_share * fused.get(prev, 0.0) if prev is not None else 0.0
+            if answers and from_before:
+                from_before *= 1.0 - answers + answers * asking.get(prev, 0.0)  # type: ignore[arg-type]
             from_after = after_share * fused.get(nxt, 0.0) if nxt is not None else 0.0
             near = nearby.get(i)
             from_near = near_share * max(fused.get(j, 0.0) for j in near) if near else 0.0
             if i not in kw and i not in by_vector and i not in hop and from_before + from_after + from_near <= 0:
                 continue  # only a neighbour, and it took nothing from the turns near it
             shared = fused[i] + from_before + from_after + from_near
-            tier_w = TIER_WEIGHTS.get(row.tier, 1.0)
-            dup_w = 1.0 if row.is_canonical else DUPLICATE_WEIGHT
-            scope_w = SCOPE_WEIGHT if scope and row.scope == scope else 1.0
-            cover_w = 1.0 + coverage * cover.get(i, 0.0)
-            said_w = speaker_w if i in named else 1.0
-            asks_w = 1.0 - asks * asking.get(i, 0.0)
-            scored.append((shared * tier_w * dup_w * scope_w * cover_w * said_w * asks_w, i, from_before, from_after,
-                           from_near, tier_w, dup_w, scope_w, cover_w, said_w, asks_w))
+            weights = (TIER_WEIGHTS.get(row.tier, 1.0),
+                       1.0 if row.is_canonical else duplicate,
+                       SCOPE_WEIGHT if scope and row.scope == scope else 1.0,
+                       1.0 + coverage * cover.get(i, 0.0),
+                       speaker_w if i in named else 1.0,
+                       1.0 - asks * asking.get(i, 0.0))
+            scored.append((shared * math.prod(weights), i, from_before, from_after, from_near, *weights))
         scored.sort(reverse=True)  # by score, then id, both descending ((score, id) is unique)
         return [_Scored._make(t) for t in scored[:limit]], norms
 
@@ -600,7 +614,7 @@ class SearchService:
             factors = {
                 "path": "hybrid" if cands.semantic else "keyword",
                 "keyword_bm25": round(-cands.kw[i], 6) if i in cands.kw else None,
-                "previous_turn_words": round(cands.previous[i], 6) if i in cands.previous else None,
+                "previous_turn_words": round(_previous_words(cands, params, i), 6) if i in cands.previous else None,
                 "previous_turn_weight": params.previous_turn,
                 "keyword_norm": round(kw_norm[i], 6),
                 "vector_cosine": round(cands.vec[i], 6) if i in cands.vec else None,
@@ -609,6 +623,8 @@ class SearchService:
                 else None, "second_hop_norm": round(hop_norm.get(i, 0.0), 6), "second_hop_weight": params.second_hop,
                 "fusion": params.method, "keyword_weight": round(w_kw, 6), "fused": round(fused[i], 6),
                 "before_id": prev, "from_before": round(t.from_before, 6),
+                "before_asks": round(cands.asks.get(prev, 0.0), 6) if prev is not None else None,
+                "answers_weight": params.answers,
                 "after_id": nxt, "from_after": round(t.from_after, 6),
                 "nearby_id": near, "from_nearby": round(t.from_nearby, 6), "nearby_weight": params.nearby,
                 "shared": round(shared, 6),
@@ -648,13 +664,13 @@ def _fusion(cands: Candidates, params: FusionParams, ids: list[int]) -> _Norms:
         hop_norm = normalise(cands.hop, ids, "minmax", floor=0.0) if hop and cands.hop else {}
         fused = {i: kw_norm[i] + hop * hop_norm[i] for i in ids} if hop_norm else kw_norm
         return fused, kw_norm, {i: 0.0 for i in ids}, 1.0, hop_norm
-    key = f"{params.method}/{params.previous_turn if cands.previous else 0}"
+    key = f"{params.method}/{params.previous_turn if cands.previous else 0}/{params.answers}"
     known = cands.norms.get(key)
     if known is not None and known[:3] == (ids, len(kw), len(cands.vec)):
         kw_norm, vec_norm = known[3], known[4]
     else:
         kw_norm = normalise(kw, ids, params.method)
-        vec_norm = normalise(cands.vec, ids, params.method, floor=MIN_COSINE)
+        vec_norm = normalise(cands.vec, ids, params.method, floor=cands.floor)
         cands.norms[key] = (ids, len(kw), len(cands.vec), kw_norm, vec_norm)
     w = keyword_weight(params, kw)
     hop_norm = normalise(cands.hop, ids, params.method) if hop and cands.hop else {}
@@ -664,14 +680,24 @@ def _fusion(cands: Candidates, params: FusionParams, ids: list[int]) -> _Norms:
     return {i: w * kw_norm[i] + (1 - w) * vec_norm[i] for i in ids}, kw_norm, vec_norm, w, hop_norm
 
 
+def _previous_words(cands: Candidates, params: FusionParams, i: int) -> float:
+    """What the question's words in the turn before add to ``i``'s bm25 (before ``previous_turn``), as
+    far as that turn asks (``answers``)."""
+    extra = cands.previous[i]
+    if params.answers:
+        extra *= 1.0 - params.answers + params.answers * cands.asks.get(cands.before[i], 0.0)
+    return extra
+
+
 def keyword_scores(cands: Candidates, params: FusionParams) -> dict[int, float]:
     """Each candidate's keyword match strength: its own bm25, plus ``previous_turn`` times what the
-    question's words in the turn before add (``SearchService._previous_turn``)."""
+    question's words in the turn before add (``SearchService._previous_turn``), as far as that turn
+    asks (``answers``)."""
     if not params.previous_turn or not cands.previous:
         return cands.kw
     out = dict(cands.kw)
-    for i, extra in cands.previous.items():
-        out[i] = max(0.0, out.get(i, 0.0) + params.previous_turn * extra)
+    for i in cands.previous:
+        out[i] = max(0.0, out.get(i, 0.0) + params.previous_turn * _previous_words(cands, params, i))
     return out
 
 

@@ -87,14 +87,22 @@ def meaning_state(settings: config.Settings, embedder: Any) -> str:
     return f"Search by meaning is {said}."
 
 
+# The embedding models Settings offers (a model folder set in the settings file is offered too).
+MEANING_MODELS = (("bge-small-en-v1.5 (default)", "default"), ("all-MiniLM-L6-v2 (the earlier default)", "minilm"))
+MODEL_HELP = ("Changing the model embeds every memory again in the background, with progress in the status bar; "
+              "until a memory is done, search finds it by its words.")
+
+
 def settings_from_form(base: config.Settings, port_text: str, semantic: bool, endpoint: str,
-                       model: str) -> config.Settings:
-    """A validated copy of ``base`` with the form's values; InvalidInput explains a bad one."""
+                       model: str, meaning_model: str | None = None) -> config.Settings:
+    """A validated copy of ``base`` with the form's values; InvalidInput explains a bad one.
+    ``meaning_model``: the embedder chosen ("default", "minilm" or a model folder); None keeps it."""
     try:
         port = int(port_text.strip())
     except ValueError:
         raise InvalidInput(f"bridge port must be a number between 1024 and 65535, not {port_text!r}") from None
-    embedder = base.embedder if semantic and base.embedder != "none" else ("default" if semantic else "none")
+    kept = base.embedder if base.embedder != "none" else "default"
+    embedder = (meaning_model or kept) if semantic else "none"
     updated = dataclasses.replace(base, bridge_port=port, embedder=embedder, model_base_url=endpoint.strip(),
                                   model_name=model.strip(), extra=dict(base.extra))
     return updated.validate()
@@ -124,6 +132,17 @@ class SettingsDialog(QDialog):
         self.default_mode.setEnabled(sites is not None)
         self.port = QLineEdit(str(self.base.bridge_port))
         self.semantic = QCheckBox("Search by meaning (embedding model)", checked=self.base.embedder != "none")
+        self.meaning_model = QComboBox()
+        self.meaning_model.setAccessibleName("Embedding model")
+        for label, choice in MEANING_MODELS:
+            self.meaning_model.addItem(label, choice)
+        if self.base.embedder not in ("default", "minilm", "none"):
+            self.meaning_model.addItem(f"Model folder: {Path(self.base.embedder).name}", self.base.embedder)
+        chosen = self.meaning_model.findData(self.base.embedder)
+        self.meaning_model.setCurrentIndex(max(0, chosen))
+        self.meaning_model.setEnabled(self.semantic.isChecked())
+        self.semantic.toggled.connect(self.meaning_model.setEnabled)
+        self.model_help = help_label(MODEL_HELP)
         self.endpoint = QLineEdit(self.base.model_base_url, placeholderText="http://127.0.0.1:8080/v1 (optional)")
         self.model_name = QLineEdit(self.base.model_name, placeholderText="model name (optional)")
         self.pairings: RecordTableModel[Any] = RecordTableModel(PAIRING_COLUMNS, self)
@@ -187,6 +206,8 @@ class SettingsDialog(QDialog):
         general.addRow("&Default mode for sites", self.default_mode)
         search = QFormLayout()
         search.addRow(self.semantic)
+        search.addRow("Embedding &model", self.meaning_model)
+        search.addRow(self.model_help)
         search.addRow(self.effective)
         search.addRow("Model &endpoint", self.endpoint)
         search.addRow(self.endpoint_help)
@@ -219,7 +240,8 @@ class SettingsDialog(QDialog):
     def save(self) -> None:
         try:
             settings = settings_from_form(self.base, self.port.text(), self.semantic.isChecked(),
-                                          self.endpoint.text(), self.model_name.text())
+                                          self.endpoint.text(), self.model_name.text(),
+                                          self.meaning_model.currentData())
             settings = self.quick.apply(self.backups.apply(self.capture.apply(settings))).validate()
         except InvalidInput as exc:
             self.problem.setText(f"Not saved: {exc}")

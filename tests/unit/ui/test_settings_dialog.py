@@ -47,6 +47,21 @@ def test_valid_settings_are_saved(qtbot, services, vault, tmp_path):
     assert sites.global_default == "suggest"
 
 
+def test_the_embedding_model_is_chosen_in_settings(qtbot, services, vault, tmp_path):
+    path = tmp_path / "settings.json"
+    dialog = SettingsDialog(services, SiteModes(vault), None, vault_path=vault.path, config_path=path)
+    qtbot.addWidget(dialog)
+    assert dialog.meaning_model.currentData() == "default" and dialog.meaning_model.isEnabled()
+    assert [dialog.meaning_model.itemData(i) for i in range(dialog.meaning_model.count())] == ["default", "minilm"]
+    assert "embeds every memory again in the background" in dialog.model_help.text()
+    dialog.meaning_model.setCurrentIndex(dialog.meaning_model.findData("minilm"))
+    dialog.save()
+    qtbot.waitUntil(lambda: dialog.saved is not None)
+    assert config.load(path).embedder == "minilm"
+    dialog.semantic.setChecked(False)
+    assert not dialog.meaning_model.isEnabled()  # no model to choose while meaning is off
+
+
 def test_paired_browsers_are_listed_and_revoked(qtbot, services, vault, tmp_path):
     tokens = TokenStore(tmp_path / "bridge", backend=FailKeyring())
     tokens.pair(EXT_A, "Chromium")
