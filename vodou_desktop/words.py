@@ -12,8 +12,9 @@ from typing import Any
 MODE_ORDER = ("off", "suggest", "collect")
 # The one list of memory kinds, for the CLI, the app and MCP alike. ``plan`` is also what extraction
 # finds in conversations; ``selection`` and ``link`` only come from pages.
-FACT_KINDS = ("fact", "preference", "decision", "plan", "note")  # what a person (or an AI tool) may add
-LIST_KINDS = (*FACT_KINDS, "selection", "link")  # and what pages add
+FACT_KINDS = ("fact", "preference", "decision", "plan", "instruction", "note")  # what a person (or an AI tool) may add
+# and what pages add, and a person's message of an imported or captured conversation kept whole
+LIST_KINDS = (*FACT_KINDS, "selection", "link", "conversation")
 MODE_WORDS = {"off": "Off", "suggest": "Suggest", "collect": "Collect"}
 GLOBAL = "global"
 
@@ -48,7 +49,8 @@ SOURCE_SHORT = {
     "inbox": "inbox folder", "mcp": "AI tool", "opm": "operator memory", "bench": "benchmark",
 }
 TIER_WORDS = {"pinned": "pinned", "first_party": "you wrote it", "capture": "captured", "import": "imported"}
-KIND_WORDS = {"page_turn": "page message", "import_chatgpt": "import", "import_claude": "import"}
+KIND_WORDS = {"page_turn": "page message", "import_chatgpt": "import", "import_claude": "import",
+              "conversation": "your message", "instruction": "standing instruction"}
 
 
 def plural(count: int, word: str) -> str:

@@ -35,7 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add.add_argument("--project", help="project the memory belongs to (default: global)")
     add.add_argument("--scope", help="scope label (a search boost, not a wall)")
     add.add_argument("--kind", default="fact", choices=FACT_KINDS,
-                     help="fact (default), preference (always global), decision, plan or note")
+                     help="fact (default), preference (always global), decision, plan, instruction (a standing "
+                          "one: \"always…\") or note")
     add.add_argument("--url", help="page the memory came from (a full URL, or host/path)")
     add.add_argument("--title", help="title of that page")
     add.add_argument("--tier", default="first_party", choices=TIERS)
@@ -173,15 +174,17 @@ def _entity_results(rt: Runtime, args: argparse.Namespace, filt: FactFilter) -> 
     return [r for r in results if r.fact.id in linked][: args.k]
 
 
+OWNER_VIEW = FactFilter(project=ALL_PROJECTS, include_forgotten=True, include_superseded=True)
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     with _open(args, model=False) as rt:
-        fact = rt.vault.read(lambda c: q.get_fact(c, args.id, FactFilter(project=ALL_PROJECTS,
-                                                                       include_forgotten=True,
-                                                                       include_superseded=True)))
+        fact, message = rt.vault.read(lambda c: (q.get_fact(c, args.id, OWNER_VIEW),
+                                                 q.source_message(c, args.id, OWNER_VIEW)))
         if args.json:
-            print_json(fact.as_json())
+            print_json({**fact.as_json(), "message": message.as_json() if message else None})
             return 0
-        for line in describe_fact(fact):
+        for line in describe_fact(fact, message):
             print(line)
     return 0
 

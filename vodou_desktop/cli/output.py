@@ -14,6 +14,7 @@ from vodou_desktop.runtime import Runtime
 from vodou_desktop.search.backfill import backfill
 from vodou_desktop.search.embedder import EmbedderState, search_wait
 from vodou_desktop.vault import Fact
+from vodou_desktop.vault.records import SourceMessage
 from vodou_desktop.words import TIER_WORDS, fact_source, kind_words, project_words
 
 
@@ -51,8 +52,9 @@ def fact_line(fact: Fact, score: float | None = None) -> str:
     return wrap(line, indent=" " * (len(head) + 4), first="")  # hanging: the id at the margin, text under it
 
 
-def describe_fact(fact: Fact) -> list[str]:
-    """``mem show``: one memory in plain words (the raw fields are in ``--json``)."""
+def describe_fact(fact: Fact, message: SourceMessage | None = None) -> list[str]:
+    """``mem show``: one memory in plain words (the raw fields are in ``--json``), and the message it came
+    from when it names one (an imported or captured conversation's)."""
     lines = [f"Memory #{fact.id}" + (" (pinned)" if fact.tier == "pinned" else ""), wrap(fact.text, "  "), ""]
     rows = [
         ("Project", project_words(fact.project) + ("" if fact.project else " (seen in every project)")),
@@ -70,7 +72,37 @@ def describe_fact(fact: Fact) -> list[str]:
         rows.append(("Forgotten", f"{format_age(fact.invalid_at, 'instant')}{undo}"))
     if fact.superseded_by:
         rows.append(("Replaced by", f"#{fact.superseded_by} (this revision is never recalled)"))
+    if fact.confidence is not None:
+        rows.append(("Confidence", f"{fact.confidence:.0%} (the statement was hedged or tentative)"
+                     if fact.confidence < 0.8 else f"{fact.confidence:.0%}"))
     lines += [wrap(f"{name}: {value}", indent="    ", first="  ") for name, value in rows if value]
+    if message is not None:
+        lines += ["", *message_lines(fact, message)]
+    return lines
+
+
+MESSAGE_SHOWN = 2_000  # characters of the source message ``mem show`` prints (all of it with --json)
+
+
+def message_lines(fact: Fact, message: SourceMessage) -> list[str]:
+    """The message a memory came from, in words: whose it was, when, and its text as the vault keeps it."""
+    when = f", {format_age(message.at, 'instant')}" if message.at else ""
+    if message.role == "assistant":
+        head = f"From the assistant's reply (message {message.entry_id}{when}), which you accepted"
+        text = message.accepted_in
+        if text:
+            head += " in your next message:"
+    else:
+        head = f"From your message {message.entry_id}{when}" + (":" if message.text else "")
+        text = message.text if not (fact.kind == "conversation" and message.turn_ids == (fact.id,)) else None
+        if fact.kind == "conversation" and not text:
+            head = f"Your message {message.entry_id}{when}, kept whole as this memory"
+    lines = [f"  {head}"]
+    if text:
+        shown = text if len(text) <= MESSAGE_SHOWN else text[:MESSAGE_SHOWN].rstrip() + "… (all of it with --json)"
+        lines += [wrap(part, "    ") for part in shown.split("\n") if part.strip()]
+    elif message.role != "assistant" and message.text is None:
+        lines.append("    (the message itself is forgotten or hidden here)")
     return lines
 
 

@@ -5,7 +5,9 @@ JSONL: one object per line, each with a ``type``: ``header``, ``setting``, ``sit
 import), ``source_event`` (the input labels of the capture batches the memories came from),
 ``memory``, ``document``, ``operator_memory``, ``operator_memory_history``.
 
-Every row carries its id in the vault (memories, their sources, documents and their chunks,
+Each memory of a batch names the ``source_event`` (its id) it came from — the message of an imported
+or captured conversation — and how sure its extraction was (``confidence``). Every row carries its id
+in the vault (memories, their sources, documents and their chunks,
 entities, source events), and each memory its conversation (``thread_id``: the id of the thread's
 first memory, and ``thread_seq``), and each memory its global id (``sync_id``, the one every synced
 device knows it by). An import into an empty vault keeps every id and global id, so an id an AI
@@ -116,6 +118,7 @@ def _memories(conn: apsw.Connection, facts: list[Fact]) -> Iterator[dict[str, An
             "page": {"url": fact.page_url, "key": fact.page_key, "host": fact.page_host, "set_by": fact.page_set_by},
             "source": sources[fact.source_id], "pinned_from": sources[pinned] if pinned else None,
             "entities": names.get(fact.id, []),
+            "source_event": fact.source_event_id, "confidence": fact.confidence,
         }
 
 

@@ -49,6 +49,9 @@ from vodou_desktop.vault import query as q
 log = logging.getLogger(__name__)
 
 TIER_WEIGHTS = {"pinned": 1.1, "first_party": 1.0, "capture": 0.925, "import": 0.85}
+# A person's message kept whole (conversation memory, ING-6) ranks just below what was distilled from it:
+# the distilled memory says the same in fewer words. bench/notes/ingest.md has the figures behind it.
+KIND_WEIGHTS = {"conversation": 0.9}
 DUPLICATE_WEIGHT = 0.4
 SCOPE_WEIGHT = 2.0
 # Chosen by cross-validation over folds of conversations of two sets, ours and LoCoMo-10
@@ -141,6 +144,7 @@ class _Scored(NamedTuple):
     from_after: float
     from_nearby: float
     tier_w: float
+    kind_w: float
     dup_w: float
     scope_w: float
     cover_w: float
@@ -559,13 +563,14 @@ class SearchService:
                 continue  # only a neighbour, and it took nothing from the turns near it
             shared = fused[i] + from_before + from_after + from_near
             tier_w = TIER_WEIGHTS.get(row.tier, 1.0)
+            kind_w = KIND_WEIGHTS.get(row.kind, 1.0)
             dup_w = 1.0 if row.is_canonical else DUPLICATE_WEIGHT
             scope_w = SCOPE_WEIGHT if scope and row.scope == scope else 1.0
             cover_w = 1.0 + coverage * cover.get(i, 0.0)
             said_w = speaker_w if i in named else 1.0
             asks_w = 1.0 - asks * asking.get(i, 0.0)
-            scored.append((shared * tier_w * dup_w * scope_w * cover_w * said_w * asks_w, i, from_before, from_after,
-                           from_near, tier_w, dup_w, scope_w, cover_w, said_w, asks_w))
+            scored.append((shared * tier_w * kind_w * dup_w * scope_w * cover_w * said_w * asks_w, i, from_before,
+                           from_after, from_near, tier_w, kind_w, dup_w, scope_w, cover_w, said_w, asks_w))
         scored.sort(reverse=True)  # by score, then id, both descending ((score, id) is unique)
         return [_Scored._make(t) for t in scored[:limit]], norms
 
@@ -599,7 +604,7 @@ class SearchService:
                 "after_id": nxt, "from_after": round(t.from_after, 6),
                 "nearby_id": near, "from_nearby": round(t.from_nearby, 6), "nearby_weight": params.nearby,
                 "shared": round(shared, 6),
-                "tier": fact.tier, "tier_weight": t.tier_w,
+                "tier": fact.tier, "tier_weight": t.tier_w, "kind": fact.kind, "kind_weight": t.kind_w,
                 "canonical": fact.is_canonical, "duplicate_weight": t.dup_w,
                 "scope": fact.scope, "query_scope": scope, "scope_weight": t.scope_w,
                 "coverage": round(cands.coverage[i], 6) if i in cands.coverage else None,

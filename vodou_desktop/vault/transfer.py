@@ -45,7 +45,8 @@ def sources_by_id(conn: apsw.Connection, ids: Iterable[int]) -> dict[int, dict[s
     return out
 
 
-EVENT_FIELDS = ("id", "batch_id", "entry_id", "project_id", "scope", "tool", "event_at", "created_at")
+EVENT_FIELDS = ("id", "batch_id", "entry_id", "project_id", "scope", "tool", "event_at", "created_at", "role")
+OPTIONAL_EVENT_FIELDS = frozenset({"role"})  # absent from files written before it existed
 
 
 def source_events_for(conn: apsw.Connection, batch_ids: Iterable[str]) -> list[dict[str, Any]]:
@@ -110,6 +111,7 @@ class Ids:
     keep: bool
     sources: dict[int, int] = field(default_factory=dict)
     chunks: dict[int, int] = field(default_factory=dict)
+    events: dict[int, int] = field(default_factory=dict)
 
     def wanted(self, exported: int | None) -> int | None:
         return exported if self.keep else None
@@ -152,9 +154,11 @@ def insert_operation(conn: apsw.Connection, change: Change, op: dict[str, Any]) 
 
 
 def insert_source_event(conn: apsw.Connection, change: Change, event: dict[str, Any], ids: Ids) -> None:
-    values = {**event, "id": ids.wanted(event["id"])}
+    values = {**{f: None for f in OPTIONAL_EVENT_FIELDS}, **event, "id": ids.wanted(event["id"])}
     conn.execute(f"INSERT INTO source_events({', '.join(EVENT_FIELDS)}) VALUES ({marks(EVENT_FIELDS)})",
                  [values[f] for f in EVENT_FIELDS])
+    if event.get("id") is not None:
+        ids.events[event["id"]] = int(conn.last_insert_rowid())
     change.touch("source_events")
 
 
@@ -185,7 +189,9 @@ def import_fact(conn: apsw.Connection, change: Change, m: dict[str, Any], predec
                           fact_id=ids.wanted(m.get("id")), sync_id=ids.keep_sync_id(m.get("sync_id")),
                           thread_id=thread,
                           thread_seq=m.get("thread_seq") if thread is not None else None,
-                          infer_thread="thread_id" not in m)  # a version 1 file: inferred, as it was
+                          infer_thread="thread_id" not in m,  # a version 1 file: inferred, as it was
+                          source_event_id=ids.events.get(m["source_event"]) if m.get("source_event") is not None
+                          else None, confidence=m.get("confidence"))
     if m.get("id") is not None:
         ids.chunks[m["id"]] = fact_id
     pinned_from = source_from(conn, change, m["pinned_from"], ids) if m["pinned_from"] else None
