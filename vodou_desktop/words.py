@@ -50,7 +50,7 @@ SOURCE_SHORT = {
 }
 TIER_WORDS = {"pinned": "pinned", "first_party": "you wrote it", "capture": "captured", "import": "imported"}
 KIND_WORDS = {"page_turn": "page message", "import_chatgpt": "import", "import_claude": "import",
-              "conversation": "your message", "instruction": "standing instruction"}
+              "conversation": "message"}
 
 
 def plural(count: int, word: str) -> str:
@@ -183,7 +183,11 @@ def score_details(factors: dict[str, Any]) -> list[tuple[str, str]]:
         ("Sentences that ask a question", f"{factors['asks']:.0%} (×{_num(factors.get('asks_weight'))})"
          if factors.get("asks") and factors.get("asks_weight", 1.0) != 1.0 else "—"),
         ("Source weight", f"×{_num(factors.get('tier_weight'))} ({TIER_WORDS.get(factors.get('tier') or '', '')})"),
+        ("Kind weight", f"×{_num(factors['kind_weight'])} ({kind_words(factors.get('kind'))})"
+         if factors.get("kind_weight", 1.0) != 1.0 else "—"),
         ("Duplicate weight", f"×{_num(factors.get('duplicate_weight'))}"),
+        ("Another memory of the same message ranks higher", f"×{_num(factors['same_message_weight'])}"
+         if factors.get("same_message_weight", 1.0) != 1.0 else "—"),
         ("Scope weight", f"×{_num(factors.get('scope_weight'))}"),
         ("Score", _num(factors.get("final"))),
     ]

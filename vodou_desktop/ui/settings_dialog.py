@@ -87,7 +87,7 @@ def meaning_state(settings: config.Settings, embedder: Any) -> str:
 
 
 def settings_from_form(base: config.Settings, port_text: str, semantic: bool, endpoint: str,
-                       model: str) -> config.Settings:
+                       model: str, distil: bool | None = None) -> config.Settings:
     """A validated copy of ``base`` with the form's values; InvalidInput explains a bad one."""
     try:
         port = int(port_text.strip())
@@ -95,7 +95,8 @@ def settings_from_form(base: config.Settings, port_text: str, semantic: bool, en
         raise InvalidInput(f"bridge port must be a number between 1024 and 65535, not {port_text!r}") from None
     embedder = base.embedder if semantic and base.embedder != "none" else ("default" if semantic else "none")
     updated = dataclasses.replace(base, bridge_port=port, embedder=embedder, model_base_url=endpoint.strip(),
-                                  model_name=model.strip(), extra=dict(base.extra))
+                                  model_name=model.strip(), extra=dict(base.extra),
+                                  distil_with_model=base.distil_with_model if distil is None else distil)
     return updated.validate()
 
 
@@ -125,6 +126,10 @@ class SettingsDialog(QDialog):
         self.semantic = QCheckBox("Search by meaning (embedding model)", checked=self.base.embedder != "none")
         self.endpoint = QLineEdit(self.base.model_base_url, placeholderText="http://127.0.0.1:8080/v1 (optional)")
         self.model_name = QLineEdit(self.base.model_name, placeholderText="model name (optional)")
+        self.distil = QCheckBox("&Distil imported and captured conversations with this model",
+                                checked=self.base.distil_with_model)
+        self.distil.setToolTip("Off: rules on this computer distil them. On: your messages are sent to the endpoint "
+                               "above only; the rules take over for any answer it fails to give.")
         self.pairings: RecordTableModel[Any] = RecordTableModel(PAIRING_COLUMNS, self)
         self.pairings_view = QListView()
         self.pairings_view.setModel(self.pairings)
@@ -189,6 +194,7 @@ class SettingsDialog(QDialog):
         search.addRow("Model &endpoint", self.endpoint)
         search.addRow(self.endpoint_help)
         search.addRow("Model &name", self.model_name)
+        search.addRow(self.distil)
         browsers = QFormLayout()
         browsers.addRow("Bridge &port", self.port)
         revoke_row = QHBoxLayout()
@@ -216,7 +222,7 @@ class SettingsDialog(QDialog):
     def save(self) -> None:
         try:
             settings = settings_from_form(self.base, self.port.text(), self.semantic.isChecked(),
-                                          self.endpoint.text(), self.model_name.text())
+                                          self.endpoint.text(), self.model_name.text(), self.distil.isChecked())
             settings = self.backups.apply(self.capture.apply(settings)).validate()
         except InvalidInput as exc:
             self.problem.setText(f"Not saved: {exc}")

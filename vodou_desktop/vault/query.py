@@ -130,6 +130,7 @@ class RankRow(NamedTuple):
     is_canonical: bool
     scope: str | None
     kind: str = "fact"
+    message: int | None = None  # the source event (message) it came from, when a batch wrote it
 
 
 @reader
@@ -143,7 +144,7 @@ def rank_rows(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> list[
     return [_rank_row(r) for r in conn.execute(sql, [*params, id_array(ids)])]
 
 
-_RANK_COLUMNS = "c.id, s.tier, c.is_canonical, c.scope, c.kind"
+_RANK_COLUMNS = "c.id, s.tier, c.is_canonical, c.scope, c.kind, c.source_event_id"
 
 
 @reader
@@ -158,7 +159,7 @@ def match_texts(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> lis
 
 
 def _rank_row(r: Sequence[Any]) -> RankRow:
-    return RankRow(r[0], r[1], bool(r[2]), r[3], r[4])
+    return RankRow(r[0], r[1], bool(r[2]), r[3], r[4], r[5])
 
 
 @reader
@@ -254,7 +255,7 @@ def keyword_rank_rows(conn: apsw.Connection, match: str, f: FactFilter, limit: i
     sql = _FTS_CHECKED.format(columns=_RANK_COLUMNS, w=weight, where=where)
     try:
         for want in (limit * KEYWORD_FIRST_RANK, limit * KEYWORD_OVERFETCH):
-            kept = [(_rank_row(r), r[5]) for r in conn.execute(sql, [match, want, *params, limit])]
+            kept = [(_rank_row(r), r[6]) for r in conn.execute(sql, [match, want, *params, limit])]
             if len(kept) >= limit or int(scalar(conn, _FTS_COUNT, (match, want))) < want:
                 return kept
         sql = (
@@ -263,7 +264,7 @@ def keyword_rank_rows(conn: apsw.Connection, match: str, f: FactFilter, limit: i
             f" JOIN memory_sources s ON s.id = c.source_id WHERE chunks_fts MATCH ? AND {where}"
             " ORDER BY score, c.id LIMIT ?"
         )
-        return [(_rank_row(r), r[5]) for r in conn.execute(sql, [match, *params, limit])]
+        return [(_rank_row(r), r[6]) for r in conn.execute(sql, [match, *params, limit])]
     except apsw.SQLError as exc:
         raise InvalidInput(f"search query could not be understood: {exc}") from exc
 
