@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import re
 
-from vodou_desktop.ingest.extract import Bullet, clean, is_question, sentences
+from vodou_desktop.ingest.extract import Bullet, clean, has_specific, is_question, sentences
 
 ACCEPTED_CONFIDENCE = 0.8  # the person agreed to it; the words are still the assistant's
 MAX_LEAD_WORDS = 40
 MAX_POINTS = 6
+LEAD_CANDIDATES = 4  # sentences looked at for one that names something specific
 PREFIX = "Accepted the assistant's suggestion:"
 
 _OK = r"(?:yeah|yes|yep|yup|ok|okay|great|perfect|awesome|cool|alright|all right|sure|thanks|thank you|nice)"
@@ -40,8 +41,11 @@ _OPENER = re.compile(
     r"^(?:certainly|absolutely|of course|sure|great|excellent|good|yes|no problem|definitely|that's|that is|"
     r"it's (?:great|good|wonderful|understandable|completely understandable|natural)|what a|congratulations|"
     r"hi|hello|hey|thanks|thank you|i'm glad|i am glad|glad|wow|happy to|here(?:'s| is| are)|let's|"
-    r"to (?:help|ensure|address|make)|you're welcome)\b",
+    r"to (?:help|ensure|address|make)|you're welcome|(?:that|this|it) (?:sounds|seems|looks)|sounds|"
+    r"(?:great|good|excellent|smart|wise) (?:choice|idea|question|plan|decision|call|move)|nice)\b",
     re.IGNORECASE)
+# The assistant speaking of itself ("I'll make sure to…", "Let me…"): never the gist of what was accepted.
+_SELF = re.compile(r"\b(?:I|I'll|I'm|I've|I'd|me|my|let me|let's|we'll|we can)\b")
 _HEADING = re.compile(r"^\s*#{1,6}\s+(?:\d+[.)]\s*)?(.+?)\s*#*\s*$")
 _BOLD_LEAD = re.compile(r"^\s*(?:[-*•]|\d+[.)])?\s*\*\*([^*]{3,80}?)[:.]?\*\*")
 
@@ -66,18 +70,24 @@ def accepted_bullet(reply: str) -> Bullet | None:
 
 
 def _lead(reply: str) -> str:
+    """The reply's gist: of its first few substantive sentences (not a greeting, praise, a question, the
+    assistant speaking of itself), the first that names something specific, else the first."""
+    found = []
     for sentence in sentences(reply):
         s = re.sub(r"\*\*|__|`", "", sentence).strip()
+        s = re.sub(r"^(?:certainly|absolutely|of course|sure|great|yes|no problem)[^.!]*?[!,.]\s+", "", s,
+                   flags=re.IGNORECASE)
         words = s.split()
-        if len(words) < 6 or is_question(s) or s.endswith(":"):
+        if len(words) < 6 or is_question(s) or s.endswith(":") or _SELF.search(s):
             continue
         if _OPENER.match(s) and len(words) < 12:
             continue
-        s = re.sub(r"^(?:certainly|absolutely|of course|sure|great|yes)[^.!]*?[!,.]\s+", "", s, flags=re.IGNORECASE)
         if len(words) > MAX_LEAD_WORDS:
-            s = " ".join(s.split()[:MAX_LEAD_WORDS]).rstrip(",;:") + "…"
-        return s if s[-1] in ".!…" else s + "."
-    return ""
+            s = " ".join(words[:MAX_LEAD_WORDS]).rstrip(",;:") + "…"
+        found.append(s if s[-1] in ".!…" else s + ".")
+        if has_specific(s) or len(found) >= LEAD_CANDIDATES:
+            break
+    return next((s for s in found if has_specific(s)), found[0] if found else "")
 
 
 def _points(reply: str) -> list[str]:

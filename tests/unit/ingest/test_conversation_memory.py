@@ -246,7 +246,10 @@ def test_search_ranks_a_distilled_memory_above_the_turn_it_came_from(vault, expo
     results = keyword_search.search("weekly reviews monthly", FactFilter(project=ALL_PROJECTS))
     same = [r for r in results if "weekly reviews over monthly" in r.fact.text]
     assert [r.fact.kind for r in same] == ["preference", "conversation"]
-    assert same[1].factors["kind_weight"] < same[0].factors["kind_weight"] == 1.0
+    pref, turn = same[0].factors, same[1].factors
+    assert (pref["kind_weight"], pref["same_message_weight"]) == (1.5, 1.0)  # standing: weighed up
+    assert (turn["kind_weight"], turn["same_message_weight"]) == (0.9, 0.5)  # its message's second memory
+    assert same[1].score == pytest.approx(turn["final"]) and turn["final"] < pref["final"]
 
 
 def test_the_doctor_finds_a_memory_that_names_no_message(vault, export):
@@ -262,3 +265,20 @@ def test_the_doctor_finds_a_memory_that_names_no_message(vault, export):
                                         (fact.id,)))
     check = check_messages(vault)
     assert check.passed and "1 older memory" in check.detail  # from before messages were named: said, not failed
+
+
+def test_an_accepted_reply_is_summed_up_by_its_specific_words_not_its_pleasantries():
+    from vodou_desktop.ingest.accepted import accepted_bullet, accepts
+
+    reply = ("Great choice! I'll make sure to keep that in mind. That sounds like a great plan overall. "
+             "Discussing the $5,000 emergency fund with Douglas early keeps both of you on the same page.\n\n"
+             "### Steps\n1. **Gather the numbers**: list the expenses.\n2. **Pick a quiet time**: not at dinner.")
+    kept = accepted_bullet(reply)
+    assert kept is not None and kept.text == (
+        "Accepted the assistant's suggestion: Discussing the $5,000 emergency fund with Douglas early keeps both "
+        "of you on the same page. Points: Steps; Gather the numbers; Pick a quiet time.")
+    assert accepted_bullet("Sure! Happy to help.") is None
+    assert all(accepts(t) for t in ("That sounds like a solid plan. I'll start Monday.", "Yeah, I'll go with that.",
+                                    "Thanks for the tips! I'll try the first one.", "Let's do it."))
+    assert not any(accepts(t) for t in ("Hmm, what if it rains?", "That doesn't sound right to me.",
+                                        "I'm not sure this plan works for me."))

@@ -159,3 +159,22 @@ def test_the_labelled_sentence_sets_are_measured_both_ways():
     r = evaluate_ours()
     assert r["sentences"] >= 150 and r["keep"] >= 90 and set(r["recall_by_kind"]) == set(KINDS)
     assert 0.0 <= r["precision"] <= 1.0 and 0.0 <= r["recall"] <= 1.0
+
+
+@pytest.mark.parametrize("text", [
+    "Comparing the direct counting method and the complement method makes sense.",  # a capital is not a name
+    "Given the current focus is on caching, here's a question that follows the guidelines.",
+    "I'll send the message now and wait for their response.",  # what and whose: in another message
+    "I'll probably do it right after my next paycheck comes in.",
+    "The birthday paradox problem was fun to work through.",  # "birthday" alone is no fact about a person
+])
+def test_no_memory_without_something_to_hold_on_to(text):
+    assert texts(text) == []
+
+
+def test_a_name_and_a_specific_hold_a_pronoun():
+    assert texts("I'll ask Dana for her budget numbers.") == ["I'll ask Dana for her budget numbers."]
+    assert texts("I'm going to repaint the kitchen this weekend, any tips on prep?") == [
+        "I'm going to repaint the kitchen this weekend."]
+    assert texts("Lena from accounting recommended YNAB for budgeting.") == [
+        "Lena from accounting recommended YNAB for budgeting."]
