@@ -84,7 +84,9 @@ _QUESTION_START = re.compile(
     r"would|will|shall|am|have|has|was|were|isn't|aren't|don't|doesn't|didn't|won't|wouldn't|shouldn't|"
     r"any idea|i wonder|wondering)\b",
     re.IGNORECASE)
-_DANGLING = re.compile(r"^(?:it|this|that|these|those|they|them|he|she|there|here|which|who|its|his|her|their|"
+# Leaning on an earlier sentence from its first word ("It is due Friday"); a possessive ("His fiancée Ana
+# is…") is judged by ``_UNRESOLVED`` instead: with a name or a date it stands on its own.
+_DANGLING = re.compile(r"^(?:it|this|that|these|those|they|them|he|she|there|here|which|who|"
                        r"such|so|too|same|both|either|neither)\b", re.IGNORECASE)
 # Where a request begins inside a sentence: what comes before may still be a statement.
 _REQUEST_START = re.compile(
@@ -111,14 +113,18 @@ _REQUEST_START = re.compile(
     r")", re.IGNORECASE)
 # Where a run-on statement may be cut: the next clause has its own subject.
 _CLAUSE_BREAK = re.compile(
-    r"(?:(?:;|,\s*(?:and|but|so|plus|while|whereas|although|though|because|since)?|\s(?:and|but|so|plus)|"
-    r"\s[-–—])\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|we've|we'll|my|our|(?-i:[A-Z][a-z]+)(?:'s)?\s+(?:is|was|has|had|"
+    r"(?:(?:;|,\s*(?:and|but|so|plus|while|whereas|although|though)?|\s(?:and|but|so|plus)|"
+    r"\s[-–—])\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|we've|we'll|"
+    r"(?:my|our)\s+(?:\S+\s+){0,4}?(?:is|are|was|were|has|have|had|will|would|can|could|does|did|\w+ed|\w+s)\s|"
+    r"(?-i:[A-Z][a-z]+)(?:'s)?\s+(?:is|was|has|had|"
     r"said|suggested|recommended|advised|offered|helped|joined|agreed|told|asked|invited|introduced|"
     r"mentioned|shared|gave|sent|started|will|would))\b)|"
     r",\s*(?:like|as|after|when)\s+(?=(?:i|we|(?-i:[A-Z][a-z]+))\s+(?:\w+\s+)?(?:said|suggested|recommended|advised|"
     r"offered|told|asked|invited|mentioned|shared|met|started|joined|decided|agreed)\b))", re.IGNORECASE)
 _POINTS_BACK = re.compile(r"\b(?:it|this|these|those|there|them|they|he|she|him|her|his|its|their|then)\b",
                           re.IGNORECASE)
+_ENDS_BACK = re.compile(r"\b(?:it|them|there|this|that|these|those|then)\b[\s.,!]*(?:too|again|now)?[\s.,!]*$",
+                        re.IGNORECASE)
 _FRAME = re.compile(
     r"^(?:i'm|i am|i was|i've been|i feel|i'm feeling|i felt|i'm getting|i get|feeling)\s+"
     r"(?:kinda\s+|kind of\s+|sort of\s+|a bit\s+|a little\s+|really\s+|so\s+|pretty\s+|super\s+|very\s+|"
@@ -232,11 +238,12 @@ KIND_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"graduated|registered|enrolled|applied|accepted|purchased|secured|earned|invested|upgraded|"
         r"installed|deployed|migrated|released|published|tracked|documented|updated|shifted|cut|raised|"
         r"was born|grew up|come from|am from)\b|"
-        r"(?:my|our)\s+(?:\S+\s+){0,5}?(?:is|are|was|were|has|have|had|runs|uses|lives|works|takes|costs|"
+        r"(?:my|our|his|her|their)\s+(?:\S+\s+){0,5}?(?:is|are|was|were|has|have|had|runs|uses|lives|works|takes|"
+        r"costs|"
         r"starts|started|ends|ended|includes|covers|reached|grew|dropped|rose|increased|decreased|improved|"
         r"recommended|suggested|advised|offered|helped|joined|agreed|told|invited|introduced|said|"
         r"mentioned|shared|gave|sent|will|would|can|needs|wants|expects|prefers|likes|loves|hates)\b|"
-        r"we\s+(?:\w+ly\s+)?(?:have|had|use|used|run|own|live|work|met|moved|started|launched|hired|bought|got|"
+        r"we\s+(?:\w+ly\s+)?(?:have|had|need|use|used|run|own|live|work|met|moved|started|launched|hired|bought|got|"
         r"finished|completed|built|agreed|signed|spent|saved|booked|scheduled)\b)|"
         r"\b(?:is called|is named|works (?:at|on|for)|lives in|is based in|is married|was born|"
         r"(?:my|our|his|her|their|\w+'s) birthday)\b)|"
@@ -248,7 +255,10 @@ KIND_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?:\s+[A-Z][\w'-]+)?,?\s+(?:(?:from|at|in|of|on)\s+(?:the\s+)?\w+\s+)?(?:is|was|leads|owns|manages|runs|"
         r"uses|works|joined|left|hates|likes|prefers|recommended|suggested|advised|offered|helped|agreed|"
         r"told|invited|introduced|said|mentioned|shared|gave|sent|started|founded|lives|moved|has|had|plays|"
-        r"teaches|studies|speaks|wants|needs|loves|will|would)\b")),
+        r"teaches|studies|speaks|wants|needs|loves|will|would)\b|"
+        # a named person's or thing's something: "Jonah's freelance income is about 38,000"
+        r"^(?-i:[A-Z][a-z][\w-]*)'s\s+(?:\S+\s+){0,4}?(?:is|are|was|were|has|have|had|costs|starts|ends|runs|"
+        r"takes|will|would)\b")),
 )
 
 
@@ -351,7 +361,7 @@ def _points_back(clause: str) -> bool:
     """The clause leans on the one before it: a pronoun among its first words or its last ("…, so I will
     stop there too"), not one that refers inside it ("my partner Sam joined me after finishing her degree")."""
     words = clause.split()
-    return bool(_POINTS_BACK.search(" ".join(words[:5] + words[-2:])))
+    return bool(_POINTS_BACK.search(" ".join(words[:5])) or _ENDS_BACK.search(" ".join(words[-2:])))
 
 
 def _unframed(clause: str) -> str:
@@ -396,7 +406,7 @@ def classify(clause: str) -> str | None:
     content = len(_content_words(clause))
     if kind is None or content == 0 or content == 1 and kind != "fact":
         return None  # "I'll think about it": nothing left once the pronouns and little words are gone
-    if kind in ("fact", "plan", "decision") and _UNRESOLVED.search(clause) and not has_specific(clause):
+    if kind in ("fact", "plan") and _UNRESOLVED.search(clause) and not has_specific(clause):
         return None  # "I'll send the message now and wait for their response": its subject is elsewhere
     return kind
 
