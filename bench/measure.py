@@ -279,8 +279,8 @@ def ingest_rates(vault: Vault, embedder: Any, texts: Sequence[str],
     index (``Runtime`` wires it the same way):
     - ``remember``: one ``remember`` per fact, each its own transaction (the bridge, the CLI, MCP);
     - ``import`` (when ``import_texts`` are given): a Claude export of those messages, ten per
-      conversation, through ``import_export`` (one transaction per conversation; the extraction keeps
-      the sentences it judges durable, so fewer facts than messages).
+      conversation, through ``import_export`` (one transaction per conversation; each message kept whole,
+      and the sentences the extraction judges durable beside it).
     A rate is facts per second from the first write until the last fact has its vector and its group.
     The raw rate is ``embedder.encode`` alone over the same texts (the facts stored, for the import)
     in one call, at each of ``RAW_BATCH_SIZES``; the batch size with the least CPU is the baseline,

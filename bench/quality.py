@@ -62,7 +62,8 @@ BASELINE = "bm25 porter"
 TARGET_RATIO = 1.15
 BLEND_POOL = 100
 # How memories are stored (the storage protocol). Conversation turns and notes go in as ``vodou mem
-# add`` stores typed text: source kind "cli" (the vault has no "conversation" source kind).
+# add`` stores typed text: source kind "cli" (the vault has no "conversation" source kind). AI chats ("chat"
+# and "chat_turn" memories) go through the ChatGPT importer.
 CONVERSATION_ORIGIN = Origin(kind="cli", tier="first_party", tool=None)
 NOTE_ORIGIN = Origin(kind="cli", tier="first_party", tool="cli")
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -147,19 +148,29 @@ def chatgpt_export(chats: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _import_chats(vault: Vault, folder: Path, data: dict[str, Any]) -> dict[int, str]:
-    expected = [m for m in data["memories"] if m["source"] == "chat"]
+    """The chats through the ChatGPT importer: each user message kept whole (``chat_turn``) and what it
+    distils (``chat``), matched to the data's keys in order."""
     if not data["chats"]:
         return {}
     export = folder / "conversations.json"
     export.write_text(json.dumps(chatgpt_export(data["chats"])), encoding="utf-8")
     report = import_export(vault, export, "chatgpt")
-    facts = vault.read(lambda c: q.facts_by_ids(c, report.fact_ids, FactFilter(project=ALL_PROJECTS)))
+    everything = FactFilter(project=ALL_PROJECTS)
+    facts = vault.read(lambda c: q.facts_by_ids(c, report.fact_ids, everything))
     got = {f.id: f.text for f in facts}
-    stored = [got[i] for i in report.fact_ids]
-    if stored != [m["text"] for m in expected]:
-        raise RuntimeError("the importer stored other bullets than bench.quality_data expected; "
-                           "rebuild the data with python -m bench.quality_data")
-    return {i: m["key"] for i, m in zip(report.fact_ids, expected, strict=True)}
+    # a decision kept from a reply the user accepted is a memory of the assistant's words: in the vault, not keyed
+    roles = {i: role for i, (_, _, role) in vault.read(partial(q.message_entries, ids=report.fact_ids,
+                                                               f=everything)).items()}
+    distilled = [i for i in report.distilled_ids if roles.get(i) != "assistant"]
+    turns = [i for i in report.fact_ids if i not in set(report.distilled_ids)]
+    out: dict[int, str] = {}
+    for source, ids in (("chat", distilled), ("chat_turn", turns)):
+        expected = [m for m in data["memories"] if m["source"] == source]
+        if [got[i] for i in ids] != [m["text"] for m in expected]:
+            raise RuntimeError(f"the importer stored other {source} memories than bench.quality_data expected; "
+                               "rebuild the data with python -m bench.quality_data")
+        out.update((i, m["key"]) for i, m in zip(ids, expected, strict=True))
+    return out
 
 
 class CachedVectors:

@@ -11,9 +11,10 @@ Sources (see ``bench/data/quality/README.md`` for the formats):
 - ``filler.txt``: small-talk exchanges (``A:``/``B:`` turns, ``{A}``/``{B}``/``{friend}``/... slots)
   that pad each conversation between beats and in extra sessions, as real chats are padded.
 - ``chats.txt``: AI chats (user/assistant). The harness stores them through the ChatGPT importer,
-  which keeps only the sentences of the user's messages that carry durable information; the memories
-  written here are exactly what ``extract_bullets`` keeps, and a tagged sentence it would drop is an
-  error.
+  which keeps each of the user's messages whole (a ``chat_turn`` memory, key ``<chat>.mNN``) and the
+  sentences of them that carry durable information (``chat`` memories, ``<chat>.mNN.bK``: exactly what
+  ``extract_bullets`` keeps; a tagged sentence it would drop is an error). A chat question's gold is the
+  tagged sentence's memory and the message holding it: either answers it.
 - ``notes.txt``: short notes and page facts (``page: URL | title`` then ``p:`` lines).
 """
 
@@ -301,6 +302,7 @@ def chat_records(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
         keys: dict[str, str] = {}
         messages = []
         qs = []
+        turns: dict[str, str] = {}  # a tagged sentence's memory key → the key of the message holding it
         for m_no, (role, text, where) in enumerate(lines, start=1):
             if role == "?":
                 qs.append((*_question(text, where), where))
@@ -321,30 +323,38 @@ def chat_records(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
                 if tagged:
                     raise SourceError(f"{where}: only the user's sentences are stored; an assistant tag is never gold")
                 continue
+            memories.append({"key": f"{group}.m{m_no:02d}", "source": "chat_turn", "group": group,
+                             "split": header["split"], "project": None, "date": start.isoformat(), "text": body})
+            turn_of: dict[str, str] = {}
             bullets = [b.text for b in extract_bullets(body)]
             for b_no, bullet in enumerate(bullets, start=1):
                 key = f"{group}.m{m_no:02d}.b{b_no}"
                 tag_of = next((t for t, s in tagged.items() if _same(s, bullet)), None)
                 if tag_of:
                     keys[tag_of] = key
+                    turn_of[key] = f"{group}.m{m_no:02d}"
                 memories.append({"key": key, "source": "chat", "group": group, "split": header["split"],
                                  "project": None, "date": start.isoformat(), "text": bullet, "tag": tag_of})
             lost = [t for t in tagged if t not in keys]
             if lost:
                 raise SourceError(f"{where}: the importer's extraction drops the sentence tagged {lost}")
+            turns.update(turn_of)
         chats.append({"group": group, "title": header.get("title"), "date": start.isoformat(), "messages": messages})
         for q_no, (kind, gold, text, where) in enumerate(qs, start=1):
             if any(g not in keys for g in gold):
                 raise SourceError(f"{where}: unknown tag in {gold}")
             questions.append({"id": f"{group}.q{q_no:02d}", "kind": kind, "question": text,
                               "project": header.get("project") or None, "group": group,
-                              "split": header["split"], "gold": [keys[g] for g in gold]})
+                              "split": header["split"],
+                              "gold": [k for g in gold for k in (keys[g], turns[keys[g]])]})
     return memories, questions, chats
 
 
 def _same(sentence: str, bullet: str) -> bool:
+    """The tagged sentence is this memory: the same words, or the memory is its statement with a lead-in or
+    a request cut off, or its first clause when a run-on sentence is split."""
     norm = [" ".join(re.findall(r"\w+", s.casefold())) for s in (sentence, bullet)]
-    return norm[0] == norm[1] or norm[0].endswith(norm[1])
+    return norm[0] == norm[1] or norm[0].endswith(norm[1]) or norm[0].startswith(norm[1])
 
 
 def note_records(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

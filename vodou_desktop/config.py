@@ -29,6 +29,8 @@ class Settings:
     bridge_port: int = DEFAULT_BRIDGE_PORT
     model_base_url: str = ""  # optional OpenAI-compatible endpoint; empty = none
     model_name: str = ""
+    # distil imported and captured conversations with that model (off: the rules do it, nothing is sent)
+    distil_with_model: bool = False
     backups_enabled: bool = True  # rolling daily backups of the vault, made by the app
     backups_keep: int = 7
     backups_folder: str = ""  # empty = the "backups" folder beside the profile's vault
@@ -45,6 +47,10 @@ class Settings:
             raise InvalidInput("bridge port must be a number between 1024 and 65535")
         if self.model_base_url and not self.model_base_url.startswith(("http://", "https://")):
             raise InvalidInput("model endpoint must be an http(s) URL")
+        if not isinstance(self.distil_with_model, bool):
+            raise InvalidInput("distil_with_model must be true or false")
+        if self.distil_with_model and not self.model_base_url:
+            raise InvalidInput("distilling with a model needs a model endpoint (model_base_url)")
         if not isinstance(self.backups_enabled, bool):
             raise InvalidInput("backups_enabled must be true or false")
         if not isinstance(self.backups_keep, int) or not 1 <= self.backups_keep <= 365:

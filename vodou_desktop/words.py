@@ -14,8 +14,9 @@ from vodou_desktop.search.keyword import PERSON_SPEAKERS
 MODE_ORDER = ("off", "suggest", "collect")
 # The one list of memory kinds, for the CLI, the app and MCP alike. ``plan`` is also what extraction
 # finds in conversations; ``selection`` and ``link`` only come from pages.
-FACT_KINDS = ("fact", "preference", "decision", "plan", "note")  # what a person (or an AI tool) may add
-LIST_KINDS = (*FACT_KINDS, "selection", "link")  # and what pages add
+FACT_KINDS = ("fact", "preference", "decision", "plan", "instruction", "note")  # what a person (or an AI tool) may add
+# and what pages add, and a person's message of an imported or captured conversation kept whole
+LIST_KINDS = (*FACT_KINDS, "selection", "link", "conversation")
 MODE_WORDS = {"off": "Off", "suggest": "Suggest", "collect": "Collect"}
 GLOBAL = "global"
 
@@ -50,7 +51,8 @@ SOURCE_SHORT = {
     "inbox": "inbox folder", "mcp": "AI tool", "opm": "operator memory", "bench": "benchmark",
 }
 TIER_WORDS = {"pinned": "pinned", "first_party": "you wrote it", "capture": "captured", "import": "imported"}
-KIND_WORDS = {"page_turn": "page message", "import_chatgpt": "import", "import_claude": "import"}
+KIND_WORDS = {"page_turn": "page message", "import_chatgpt": "import", "import_claude": "import",
+              "conversation": "message"}
 
 
 def plural(count: int, word: str) -> str:
@@ -170,7 +172,11 @@ def score_details(factors: dict[str, Any]) -> list[tuple[str, str]]:
         ("Sentences that ask a question", f"{factors['asks']:.0%} (×{_num(factors.get('asks_weight'))})"
          if factors.get("asks") and factors.get("asks_weight", 1.0) != 1.0 else "—"),
         ("Source weight", f"×{_num(factors.get('tier_weight'))} ({TIER_WORDS.get(factors.get('tier') or '', '')})"),
+        ("Kind weight", f"×{_num(factors['kind_weight'])} ({kind_words(factors.get('kind'))})"
+         if factors.get("kind_weight", 1.0) != 1.0 else "—"),
         ("Duplicate weight", f"×{_num(factors.get('duplicate_weight'))}"),
+        ("Another memory of the same message ranks higher", f"×{_num(factors['same_message_weight'])}"
+         if factors.get("same_message_weight", 1.0) != 1.0 else "—"),
         ("Scope weight", f"×{_num(factors.get('scope_weight'))}"),
         ("Score", _num(factors.get("final"))),
     ]

@@ -62,7 +62,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 def cmd_flush(args: argparse.Namespace) -> int:
     with Runtime.open(args.vault, embedder="none") as rt:
         report = w.flush(rt.vault)
-        settle_new_facts(rt.vault, report.fact_ids)
+        settle_new_facts(rt.vault, report.distilled_ids)
     if args.json:
         print_json(report.as_json())
     elif not report.entries:

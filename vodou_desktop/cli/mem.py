@@ -38,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add.add_argument("--project", help="project the memory belongs to (default: global)")
     add.add_argument("--scope", help="scope label (a search boost, not a wall)")
     add.add_argument("--kind", default="fact", choices=FACT_KINDS,
-                     help="fact (default), preference (always global), decision, plan or note")
+                     help="fact (default), preference (always global), decision, plan, instruction (a standing "
+                          "one: \"always…\") or note")
     add.add_argument("--url", help="page the memory came from (a full URL, or host/path)")
     add.add_argument("--title", help="title of that page")
     add.add_argument("--tier", default="first_party", choices=TIERS)
@@ -216,13 +217,14 @@ OWNER_EVERYTHING = FactFilter(project=ALL_PROJECTS, include_forgotten=True, incl
 
 def cmd_show(args: argparse.Namespace) -> int:
     with _open(args, model=False) as rt:
-        fact, history, current = rt.vault.read(lambda c: (
+        fact, history, current, message = rt.vault.read(lambda c: (
             q.get_fact(c, args.id, OWNER_EVERYTHING), q.revision_history(c, args.id, OWNER_EVERYTHING),
-            current_id(c, args.id)))
+            current_id(c, args.id), q.source_message(c, args.id, OWNER_EVERYTHING)))
         if args.json:
-            print_json({**fact.as_json(), "history": [h.as_json() for h in history[:-1]]})
+            print_json({**fact.as_json(), "history": [h.as_json() for h in history[:-1]],
+                        "message": message.as_json() if message else None})
             return 0
-        for line in describe_fact(fact, history, current):
+        for line in describe_fact(fact, history, current, message):
             print(line)
     return 0
 

@@ -15,6 +15,7 @@ from vodou_desktop.runtime import Runtime
 from vodou_desktop.search.backfill import backfill
 from vodou_desktop.search.embedder import EmbedderState, search_wait
 from vodou_desktop.vault import Fact
+from vodou_desktop.vault.records import SourceMessage
 from vodou_desktop.words import TIER_WORDS, fact_source, kind_words, project_words
 
 
@@ -52,10 +53,12 @@ def fact_line(fact: Fact, score: float | None = None) -> str:
     return wrap(line, indent=" " * (len(head) + 4), first="")  # hanging: the id at the margin, text under it
 
 
-def describe_fact(fact: Fact, history: Sequence[Fact] = (), current: int | None = None) -> list[str]:
+def describe_fact(fact: Fact, history: Sequence[Fact] = (), current: int | None = None,
+                  message: SourceMessage | None = None) -> list[str]:
     """``mem show``: one memory in plain words (the raw fields are in ``--json``), then its earlier
-    revisions (``history``, oldest first, the memory itself last), which are never recalled. ``current``:
-    for an earlier revision, the memory it belongs to now."""
+    revisions (``history``, oldest first, the memory itself last), which are never recalled, and the
+    message it came from when it names one (an imported or captured conversation's). ``current``: for an
+    earlier revision, the memory it belongs to now."""
     lines = [f"Memory #{fact.id}" + (" (pinned)" if fact.tier == "pinned" else ""), wrap(fact.text, "  "), ""]
     rows = [
         ("Project", project_words(fact.project) + ("" if fact.project else " (seen in every project)")),
@@ -75,6 +78,9 @@ def describe_fact(fact: Fact, history: Sequence[Fact] = (), current: int | None 
         rows.append(("Replaced", f"this is an earlier revision of memory #{current}, never recalled"
                      if current is not None and current != fact.id else
                      f"by #{fact.superseded_by} (this memory is never recalled)"))
+    if fact.confidence is not None:
+        rows.append(("Confidence", f"{fact.confidence:.0%} (the statement was hedged or tentative)"
+                     if fact.confidence < 0.8 else f"{fact.confidence:.0%}"))
     lines += [wrap(f"{name}: {value}", indent="    ", first="  ") for name, value in rows if value]
     earlier = list(history)[:-1]
     if earlier:
@@ -85,6 +91,33 @@ def describe_fact(fact: Fact, history: Sequence[Fact] = (), current: int | None 
                      if rev.project != after.project else "")
             lines.append(wrap(f"r{rev.revision}: {' '.join(rev.text.split())}{moved}", indent="        ",
                               first="    "))
+    if message is not None:
+        lines += ["", *message_lines(fact, message)]
+    return lines
+
+
+MESSAGE_SHOWN = 2_000  # characters of the source message ``mem show`` prints (all of it with --json)
+
+
+def message_lines(fact: Fact, message: SourceMessage) -> list[str]:
+    """The message a memory came from, in words: whose it was, when, and its text as the vault keeps it."""
+    when = f", {format_age(message.at, 'instant')}" if message.at else ""
+    if message.role == "assistant":
+        head = f"From the assistant's reply (message {message.entry_id}{when}), which you accepted"
+        text = message.accepted_in
+        if text:
+            head += " in your next message:"
+    else:
+        head = f"From your message {message.entry_id}{when}" + (":" if message.text else "")
+        text = message.text if not (fact.kind == "conversation" and message.turn_ids == (fact.id,)) else None
+        if fact.kind == "conversation" and not text:
+            head = f"Your message {message.entry_id}{when}, kept whole as this memory"
+    lines = [f"  {head}"]
+    if text:
+        shown = text if len(text) <= MESSAGE_SHOWN else text[:MESSAGE_SHOWN].rstrip() + "… (all of it with --json)"
+        lines += [wrap(part, "    ") for part in shown.split("\n") if part.strip()]
+    elif message.role != "assistant" and message.text is None:
+        lines.append("    (the message itself is forgotten or hidden here)")
     return lines
 
 

@@ -7,7 +7,9 @@ import), ``source_event`` (the input labels of the capture batches the memories 
 written schema (``export_schema``, docs/export-format.md); an import checks the whole file against it
 before it writes anything, and writes through the product's own column lists only.
 
-Every row carries its id in the vault (memories, their sources, documents and their chunks,
+Each memory of a batch names the ``source_event`` (its id) it came from — the message of an imported
+or captured conversation — and how sure its extraction was (``confidence``). Every row carries its id
+in the vault (memories, their sources, documents and their chunks,
 entities, source events), and each memory its conversation (``thread_id``: the id of the thread's
 first memory, and ``thread_seq``), and each memory its global id (``sync_id``, the one every synced
 device knows it by). An import into an empty vault keeps every id, so an id an AI client kept still
@@ -148,6 +150,7 @@ def _memories(conn: apsw.Connection, facts: list[Fact]) -> Iterator[dict[str, An
             "page": {"url": fact.page_url, "key": fact.page_key, "host": fact.page_host, "set_by": fact.page_set_by},
             "source": sources[fact.source_id], "pinned_from": sources[pinned] if pinned else None,
             "entities": names.get(fact.id, []),
+            "source_event": fact.source_event_id, "confidence": fact.confidence,
         }
 
 

@@ -189,6 +189,7 @@ class SourceEvent(TypedDict):
     event_at: Time | None
     created_at: Time
     id: NotRequired[Id]
+    role: NotRequired[Literal["user", "assistant"] | None]  # whose words (files before it: absent)
 
 
 @with_config(_STRICT)
@@ -218,6 +219,8 @@ class Memory(TypedDict):
     sync_id: NotRequired[SyncId | None]
     thread_id: NotRequired[Id | None]
     thread_seq: NotRequired[Count | None]
+    source_event: NotRequired[Id | None]  # the id of the source_event (message) it came from
+    confidence: NotRequired[Annotated[float, Field(gt=0.0, le=1.0)] | None]  # how sure its extraction was
 
 
 @with_config(_STRICT)

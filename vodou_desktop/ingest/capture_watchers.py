@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from vodou_desktop import config, paths
+from vodou_desktop.ingest.distil import from_settings
 from vodou_desktop.ingest.watch import SessionWatcher
 from vodou_desktop.search.embedder import Embedder
 from vodou_desktop.vault import Vault
@@ -44,9 +45,10 @@ class WatcherState:
     label: str
     folder: Path
     state: str
+    note: str = ""  # how its windows were distilled, when a local model does it (never a silent fallback)
 
     def describe(self) -> str:
-        return f"{self.label}: {self.state}"
+        return f"{self.label}: {self.state}" + (f" ({self.note})" if self.note else "")
 
 
 def folders(settings: config.Settings) -> dict[str, Path]:
@@ -87,6 +89,7 @@ class CaptureWatchers:
         self._running: dict[str, SessionWatcher] = {}
         self._last: list[WatcherState] = []
         self._lock = threading.RLock()  # the app calls these from worker threads (never the GUI thread)
+        self._publishing = threading.Lock()  # one state file write at a time (a watcher's flush publishes too)
 
     # -- state -----------------------------------------------------------------------------
     def states(self) -> list[WatcherState]:
@@ -103,10 +106,16 @@ class CaptureWatchers:
                 state = WATCHING
             else:
                 state = MISSING
-            out.append(WatcherState(name, LABELS[name], folder, state))
+            watcher = dict(self._running).get(name)
+            counts = getattr(watcher.distil, "counts", None) if watcher is not None else None
+            out.append(WatcherState(name, LABELS[name], folder, state, counts.sentence() if counts else ""))
         return out
 
     def _publish(self) -> None:
+        with self._publishing:
+            self._publish_states()
+
+    def _publish_states(self) -> None:
         states = self.states()
         if states == self._last:
             return
@@ -114,13 +123,18 @@ class CaptureWatchers:
         try:
             self.state_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             tmp = self.state_file.with_suffix(".tmp")
-            tmp.write_text(json.dumps({s.name: {"state": s.state, "folder": str(s.folder)} for s in states}),
-                           encoding="utf-8")
+            tmp.write_text(json.dumps({s.name: {"state": s.state, "folder": str(s.folder), "note": s.note}
+                                       for s in states}), encoding="utf-8")
             os.replace(tmp, self.state_file)
         except OSError as exc:
             log.warning("cannot write the capture state file %s: %s", self.state_file, exc)
         if self.on_change is not None:
             self.on_change()
+
+    def _flushed(self) -> None:
+        """A watcher flushed a window (in its own thread): what the model did with it may have changed (the
+        note). Not under ``_lock``: ``stop`` holds it while it waits for that thread."""
+        self._publish()
 
     # -- lifecycle -------------------------------------------------------------------------
     def start(self, paused: bool = False, skip_existing: bool = False) -> list[WatcherState]:
@@ -143,7 +157,8 @@ class CaptureWatchers:
                 continue  # "folder missing" until it appears (``refresh``)
             watcher = SessionWatcher(self.vault, folder if name == "claude_code" else None,
                                      folder if name == "inbox" else None, flush_after=self.flush_after,
-                                     embedder=self.embedder)
+                                     embedder=self.embedder, distil=from_settings(self.settings),
+                                     on_flush=self._flushed)
             if skip_existing and name == "claude_code":
                 watcher.skip_to_end()
             self._running[name] = watcher.start(create=False)

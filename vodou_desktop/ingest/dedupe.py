@@ -31,6 +31,7 @@ from vodou_desktop.search.vectors import VectorIndex
 from vodou_desktop.vault import ALL_PROJECTS, Fact, FactFilter, Vault
 from vodou_desktop.vault import groups as g
 from vodou_desktop.vault import query as q
+from vodou_desktop.vault.facts import CONVERSATION
 
 COSINE_MIN = 0.88  # all-MiniLM-L6-v2's gate (ING-2)
 # bge-small-en-v1.5 puts every pair higher (unrelated memories at .45 median against MiniLM's .10): at
@@ -121,14 +122,16 @@ class _Union:
         self.parent[self.find(a)] = self.find(b)
 
 
-def _live_facts(vault: Vault) -> list[Fact]:
+def _live_facts(vault: Vault, turns: bool = False) -> list[Fact]:
+    """Every live memory; the person's messages kept whole (conversation memories) only with ``turns``:
+    they are records of what was said, not claims, so they never join a fact group or supersede."""
     out: list[Fact] = []
     after = 0
     while True:
         page = vault.read(partial(q.facts_after, after_id=after, f=FactFilter(project=ALL_PROJECTS), limit=5000))
         if not page:
             return out
-        out += page
+        out += page if turns else [f for f in page if f.kind != CONVERSATION]
         after = page[-1].id
 
 
@@ -238,14 +241,15 @@ def group_via_index(vault: Vault, index: VectorIndex, new_ids: Sequence[int]) ->
     close = {new_id: [(i, s) for i, s in found if i != new_id][:NEIGHBOURS]
              for new_id, found in zip(vectors, nearest, strict=True)}
     wanted = sorted(set(close) | {i for near in close.values() for i, _ in near})
-    facts = {f.id: f for f in vault.read(partial(q.facts_by_ids, ids=wanted, f=live))}
+    facts = {f.id: f for f in vault.read(partial(q.facts_by_ids, ids=wanted, f=live)) if f.kind != CONVERSATION}
     touched: set[int] = set()  # facts whose group an earlier step of this batch changed: read again
     for new_id, near in close.items():
         ids = [new_id, *(i for i, _ in near)]
         if touched.intersection(ids):
             for i in ids:
                 facts.pop(i, None)
-            facts.update({f.id: f for f in vault.read(partial(q.facts_by_ids, ids=ids, f=live))})
+            facts.update({f.id: f for f in vault.read(partial(q.facts_by_ids, ids=ids, f=live))
+                          if f.kind != CONVERSATION})
         new = facts.get(new_id)
         if new is None:
             continue

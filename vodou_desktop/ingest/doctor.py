@@ -6,7 +6,8 @@ failure), encryption (on or off: said, never a failure), the newest backup's age
 this vault has existed, not how old its memories are: an import brings years-old memories into a
 new vault) and whether it verifies (one search for it), the installed resources, and the data
 audits of seeds 000 and 004 (page sources keep their URL; a project tag comes from a batch whose
-inputs agreed). The audits of Vodou's own source
+inputs agreed, and from its own message), and that every memory an import or a capture wrote names the
+message it came from. The audits of Vodou's own source
 code run in its test suite, not here: a person's vault can only fail on its own data.
 """
 
@@ -130,6 +131,19 @@ def check_mixed_batches(vault: Vault) -> Check:
     return Check("mixed_batch_tags", "project tags come from unanimous batches (seed 004)", not rows, detail, rows)
 
 
+def check_messages(vault: Vault) -> Check:
+    """Every memory an import or a capture wrote names the message of its batch it came from (ING-6)."""
+    rows, older = vault.read(q.memories_without_message)
+    found = [{"fact_id": i, "batch_id": b} for i, b in rows]
+    detail = ("every memory of an import or capture names the message it came from" if not found else
+              f"{plural(len(found), 'memory')} of an import or capture name no message of their batch")
+    if older:
+        detail += (f" ({plural(older, 'older memory')} from before messages were named could not be traced: two "
+                   "messages of their batch share a time)")
+    return Check("memories_without_message", "memories name the message they came from (VAULT-5)", not found,
+                 detail, found)
+
+
 def check_resources() -> Check:
     missing = resources.missing_resources()
     detail = (f"icons, sensitive-site lists and the browser extension are in {resources.resources_dir()}"
@@ -180,4 +194,4 @@ def run_doctor(vault: Vault, setup: Setup, *, window: timedelta = BACKFILL_WINDO
                [check_embeddings(vault, window), check_embedding_model(vault, setup.model)])
     return [integrity, check_fts(vault), *meaning, check_encryption(vault),
             check_backup_age(vault, setup, newest), check_latest_backup(newest),
-            check_sources_without_url(vault), check_mixed_batches(vault), check_resources()]
+            check_sources_without_url(vault), check_mixed_batches(vault), check_messages(vault), check_resources()]

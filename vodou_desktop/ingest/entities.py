@@ -95,7 +95,7 @@ def _mentions(text: str, name: str, aliases: Sequence[str]) -> bool:
 
 def extract_entities(vault: Vault, new_ids: Sequence[int] | None = None) -> EntityReport:
     """Find names in the given facts (all live facts when None), store them, link every mention."""
-    facts = _live_facts(vault)
+    facts = _live_facts(vault, turns=True)
     lowercase = lowercase_vocabulary(f.text for f in facts)
     targets = facts if new_ids is None else [f for f in facts if f.id in set(new_ids)]
     found: dict[str, list[str]] = {}

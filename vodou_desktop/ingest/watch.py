@@ -20,7 +20,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -87,8 +87,11 @@ class SessionWatcher:
     """Watches the Claude Code folder and the inbox; either may be None (the app runs one of each)."""
 
     def __init__(self, vault: Vault, claude_dir: Path | None, inbox_dir: Path | None, *, flush_after: float = 5.0,
-                 poll: float = 0.2, embedder: Embedder | None = None) -> None:
+                 poll: float = 0.2, embedder: Embedder | None = None, distil: w.Distil | None = None,
+                 on_flush: Callable[[], None] | None = None) -> None:
         self.vault = vault
+        self.distil = distil  # a local model for the flushes (``ingest.distil``); None: the rules
+        self.on_flush = on_flush
         self.claude_dir = Path(claude_dir) if claude_dir is not None else None
         self.inbox_dir = Path(inbox_dir) if inbox_dir is not None else None
         self.embedder = embedder
@@ -169,12 +172,14 @@ class SessionWatcher:
 
     # -- work --------------------------------------------------------------------------------
     def flush(self) -> None:
-        report = w.flush(self.vault)
+        report = w.flush(self.vault, distil=self.distil)
         self._last_entry = 0.0
         if report.entries:
             self.stats.flushes += 1
             self.stats.facts += len(report.fact_ids)
-            settle_new_facts(self.vault, report.fact_ids, self.embedder)
+            settle_new_facts(self.vault, report.distilled_ids, self.embedder)
+            if self.on_flush is not None:
+                self.on_flush()
 
     def process_dirty(self) -> None:
         with self._lock:
@@ -254,9 +259,10 @@ class SessionWatcher:
         def job(conn: apsw.Connection, change: Change) -> list[int] | None:
             if store.seen_value(conn, key) is not None:
                 return None  # this content was ingested before (an editor's second save, a restart)
-            report = w.store_window(conn, change, [entry], kind="inbox", tier="capture", title=path.name)
+            report = w.store_window(conn, change, [entry], kind="inbox", tier="capture", title=path.name,
+                                    keep_turns=False)
             store.mark_seen(conn, change, key, path.name)
-            return report.fact_ids
+            return report.distilled_ids
 
         fact_ids = self.vault.write(job)
         if fact_ids is not None:

@@ -51,6 +51,14 @@ log = logging.getLogger(__name__)
 
 TIER_WEIGHTS = {"pinned": 1.1, "first_party": 1.0, "capture": 0.925, "import": 0.85}
 DUPLICATE_WEIGHT = FusionParams().duplicate_weight  # 0.4 (SEARCH-2)
+# Weights by kind (ING-6; bench/notes/ingest.md has the figures behind them): a person's message kept whole
+# (conversation memory) ranks just below what was distilled from it, which says the same in fewer words;
+# standing instructions and preferences apply to every later question on their subject, so they rank
+# above an ordinary memory that matches as well (recall puts them first too).
+KIND_WEIGHTS = {"conversation": 0.9, "instruction": 1.5, "preference": 1.5}
+# Memories of the same message (its turn and what was distilled from it; ``source_event_id``): every one
+# after the best of them counts this much, so ten results are ten messages where they can be.
+SAME_MESSAGE_WEIGHT = 0.5
 SCOPE_WEIGHT = 2.0
 # Chosen by cross-validation over folds of conversations of two sets, ours and LoCoMo-10
 # (python -m bench.quality --set locomo|ours --cv; bench/RESULTS.md, "Recall, fourth round").
@@ -141,7 +149,9 @@ class _Scored(NamedTuple):
     from_after: float
     from_nearby: float
     tier_w: float
+    kind_w: float
     dup_w: float
+    message_w: float
     scope_w: float
     cover_w: float
     speaker_w: float
@@ -586,15 +596,17 @@ class SearchService:
             if i not in kw and i not in by_vector and i not in hop and from_before + from_after + from_near <= 0:
                 continue  # only a neighbour, and it took nothing from the turns near it
             shared = fused[i] + from_before + from_after + from_near
-            weights = (TIER_WEIGHTS.get(row.tier, 1.0),
-                       1.0 if row.is_canonical else duplicate,
-                       SCOPE_WEIGHT if scope and row.scope == scope else 1.0,
-                       1.0 + coverage * cover.get(i, 0.0),
-                       speaker_w if i in named else 1.0,
-                       1.0 - asks * asking.get(i, 0.0))
-            scored.append((shared * math.prod(weights), i, from_before, from_after, from_near, *weights))
+            tier_w = TIER_WEIGHTS.get(row.tier, 1.0)
+            kind_w = KIND_WEIGHTS.get(row.kind, 1.0)
+            dup_w = 1.0 if row.is_canonical else duplicate
+            scope_w = SCOPE_WEIGHT if scope and row.scope == scope else 1.0
+            cover_w = 1.0 + coverage * cover.get(i, 0.0)
+            said_w = speaker_w if i in named else 1.0
+            asks_w = 1.0 - asks * asking.get(i, 0.0)
+            scored.append((shared * tier_w * kind_w * dup_w * scope_w * cover_w * said_w * asks_w, i, from_before,
+                           from_after, from_near, tier_w, kind_w, dup_w, 1.0, scope_w, cover_w, said_w, asks_w))
         scored.sort(reverse=True)  # by score, then id, both descending ((score, id) is unique)
-        return [_Scored._make(t) for t in scored[:limit]], norms
+        return [_Scored._make(t) for t in _one_per_message(scored, facts)[:limit]], norms
 
     @staticmethod
     def _results(cands: Candidates, params: FusionParams, scope: str | None, scored: list[_Scored],
@@ -628,8 +640,8 @@ class SearchService:
                 "after_id": nxt, "from_after": round(t.from_after, 6),
                 "nearby_id": near, "from_nearby": round(t.from_nearby, 6), "nearby_weight": params.nearby,
                 "shared": round(shared, 6),
-                "tier": fact.tier, "tier_weight": t.tier_w,
-                "canonical": fact.is_canonical, "duplicate_weight": t.dup_w,
+                "tier": fact.tier, "tier_weight": t.tier_w, "kind": fact.kind, "kind_weight": t.kind_w,
+                "canonical": fact.is_canonical, "duplicate_weight": t.dup_w, "same_message_weight": t.message_w,
                 "scope": fact.scope, "query_scope": scope, "scope_weight": t.scope_w,
                 "coverage": round(cands.coverage[i], 6) if i in cands.coverage else None,
                 "coverage_weight": round(t.cover_w, 6),
@@ -639,6 +651,22 @@ class SearchService:
             } if explain else {}
             results.append(SearchResult(fact, t.score, factors))
         return results
+
+def _one_per_message(scored: list[tuple[Any, ...]], rows: dict[int, q.RankRow]) -> list[tuple[Any, ...]]:
+    """``scored`` (best first) with every memory after the best of its message weighed by
+    ``SAME_MESSAGE_WEIGHT``, best first again. Memories that name no message are never weighed."""
+    seen: set[int] = set()
+    out = []
+    for t in scored:
+        message = rows[t[1]].message
+        if message is not None and message in seen:
+            t = (t[0] * SAME_MESSAGE_WEIGHT, *t[1:8], SAME_MESSAGE_WEIGHT, *t[9:])
+        elif message is not None:
+            seen.add(message)
+        out.append(t)
+    out.sort(reverse=True)
+    return out
+
 
 def _place(rows: list[tuple[int, int, int]], before: dict[int, int], after: dict[int, int]) -> None:
     """Record each anchor's neighbours, and the anchor as its neighbour's neighbour."""

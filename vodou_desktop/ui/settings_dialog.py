@@ -94,9 +94,10 @@ MODEL_HELP = ("Changing the model embeds every memory again in the background, w
 
 
 def settings_from_form(base: config.Settings, port_text: str, semantic: bool, endpoint: str,
-                       model: str, meaning_model: str | None = None) -> config.Settings:
+                       model: str, meaning_model: str | None = None, distil: bool | None = None) -> config.Settings:
     """A validated copy of ``base`` with the form's values; InvalidInput explains a bad one.
-    ``meaning_model``: the embedder chosen ("default", "minilm" or a model folder); None keeps it."""
+    ``meaning_model``: the embedder chosen ("default", "minilm" or a model folder); None keeps it.
+    ``distil``: whether imports ask the local model; None keeps it."""
     try:
         port = int(port_text.strip())
     except ValueError:
@@ -104,7 +105,8 @@ def settings_from_form(base: config.Settings, port_text: str, semantic: bool, en
     kept = base.embedder if base.embedder != "none" else "default"
     embedder = (meaning_model or kept) if semantic else "none"
     updated = dataclasses.replace(base, bridge_port=port, embedder=embedder, model_base_url=endpoint.strip(),
-                                  model_name=model.strip(), extra=dict(base.extra))
+                                  model_name=model.strip(), extra=dict(base.extra),
+                                  distil_with_model=base.distil_with_model if distil is None else distil)
     return updated.validate()
 
 
@@ -145,6 +147,10 @@ class SettingsDialog(QDialog):
         self.model_help = help_label(MODEL_HELP)
         self.endpoint = QLineEdit(self.base.model_base_url, placeholderText="http://127.0.0.1:8080/v1 (optional)")
         self.model_name = QLineEdit(self.base.model_name, placeholderText="model name (optional)")
+        self.distil = QCheckBox("&Distil imported and captured conversations with this model",
+                                checked=self.base.distil_with_model)
+        self.distil.setToolTip("Off: rules on this computer distil them. On: your messages are sent to the endpoint "
+                               "above only; the rules take over for any answer it fails to give.")
         self.pairings: RecordTableModel[Any] = RecordTableModel(PAIRING_COLUMNS, self)
         self.pairings_view = QListView()
         self.pairings_view.setModel(self.pairings)
@@ -212,6 +218,7 @@ class SettingsDialog(QDialog):
         search.addRow("Model &endpoint", self.endpoint)
         search.addRow(self.endpoint_help)
         search.addRow("Model &name", self.model_name)
+        search.addRow(self.distil)
         browsers = QFormLayout()
         browsers.addRow("Bridge &port", self.port)
         revoke_row = QHBoxLayout()
@@ -241,7 +248,7 @@ class SettingsDialog(QDialog):
         try:
             settings = settings_from_form(self.base, self.port.text(), self.semantic.isChecked(),
                                           self.endpoint.text(), self.model_name.text(),
-                                          self.meaning_model.currentData())
+                                          self.meaning_model.currentData(), self.distil.isChecked())
             settings = self.quick.apply(self.backups.apply(self.capture.apply(settings))).validate()
         except InvalidInput as exc:
             self.problem.setText(f"Not saved: {exc}")

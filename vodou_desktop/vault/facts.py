@@ -34,6 +34,9 @@ PAGE_SET_RANK = {None: 0, "source": 1, "token": 2, "manual": 3}
 PAGE_TOKEN = re.compile(r"(?:^|\s)page:\s*<?(https?://[^\s>]+)", re.IGNORECASE)
 # Kinds that describe the person and therefore follow them into every project.
 GLOBAL_KINDS = frozenset({"preference"})
+# A person's message of an imported or captured conversation, kept whole (ING-6): a record of what was
+# said, shown with its conversation, never a claim of its own (no fact group, no supersession).
+CONVERSATION = "conversation"
 # English names whatever the process locale (a Qt app sets it), so the index is the same everywhere.
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")
@@ -166,6 +169,8 @@ def insert_fact(
     infer_thread: bool = True,
     fact_id: int | None = None,
     sync_id: str | None = None,
+    source_event_id: int | None = None,
+    confidence: float | None = None,
 ) -> int:
     """Insert one fact; returns its id. Preferences are always global (project NULL). ``sync_id``: its
     global id when it came from another device (sync); otherwise a new one.
@@ -173,9 +178,13 @@ def insert_fact(
     Its place in a conversation: ``thread_id`` (the id of the thread's first memory) when the caller
     knows it (appended, or at ``thread_seq``); otherwise inferred from the memory written just before
     (``continues``) unless ``infer_thread`` is false, which starts a thread. ``fact_id``: this id (an
-    import keeping the exported ids); otherwise the next one.
+    import keeping the exported ids); otherwise the next one. ``source_event_id``: the input of its
+    batch it came from (``source_events``: a conversation's message); ``confidence``: how sure its
+    extraction was, in (0, 1] (None: written as typed).
     """
     text = scrub_for_source(conn, change, clean_text(text), source_id)  # DATA-8: no secret as written
+    if confidence is not None and not 0.0 < float(confidence) <= 1.0:
+        raise InvalidInput(f"confidence must be in (0, 1], not {confidence!r}")
     project = None if kind in GLOBAL_KINDS else clean_project(project)
     if valid_at is not None and valid_precision not in ("instant", "day"):
         valid_precision = "instant"
@@ -189,9 +198,11 @@ def insert_fact(
     conn.execute(
         "INSERT INTO chunks(id, text, kind, source_id, project_id, scope, created_at, valid_at,"
         " valid_precision, predecessor_id, revision, page_url, page_key, page_host, page_set_by,"
-        " content_hash, context, thread_id, thread_seq, sync_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " content_hash, context, thread_id, thread_seq, sync_id, source_event_id, confidence)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (chunk_id, text, kind, source_id, project, scope, created_at, valid_at, valid_precision,
-         predecessor_id, revision, *page, content_hash(text), date_words(valid_at), *place, sync_id or new_sync_id()),
+         predecessor_id, revision, *page, content_hash(text), date_words(valid_at), *place, sync_id or new_sync_id(),
+         source_event_id, None if confidence is None else float(confidence)),
     )
     change.touch("chunks", chunk_ids=[chunk_id], page_keys=[page[1]], hosts=[page[2]])
     return chunk_id

@@ -82,21 +82,28 @@ def drop_buffered(conn: apsw.Connection, change: Change, entry_ids: Iterable[str
 
 
 def record_events(conn: apsw.Connection, change: Change, batch_id: str,
-                  entries: Iterable[Mapping[str, Any]]) -> int:
-    """Write one ``source_events`` row per input of a batch (VAULT-5); returns how many."""
+                  entries: Iterable[Mapping[str, Any]]) -> list[int]:
+    """Write one ``source_events`` row per input of a batch (VAULT-5); returns their ids, in order.
+
+    ``role`` says whose words an input is: ``user`` (the person), ``assistant`` (a reply the person
+    accepted, kept for what it carries), or None (a capture, a note: the person's)."""
     created = now_iso()
-    rows = [(batch_id, str(e["entry_id"]), e.get("project"), e.get("scope"), e.get("tool"), e.get("event_at"),
-             created) for e in entries]
-    conn.executemany(
-        "INSERT INTO source_events(batch_id, entry_id, project_id, scope, tool, event_at, created_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    ids = []
+    for e in entries:
+        conn.execute(
+            "INSERT INTO source_events(batch_id, entry_id, project_id, scope, tool, event_at, created_at, role)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (batch_id, str(e["entry_id"]), e.get("project"), e.get("scope"), e.get("tool"), e.get("event_at"),
+             created, e.get("role")))
+        ids.append(int(conn.last_insert_rowid()))
     change.touch("source_events")
-    return len(rows)
+    return ids
 
 
 def events_for_batch(conn: apsw.Connection, batch_id: str) -> list[dict[str, Any]]:
     rows = conn.execute(
-        "SELECT entry_id, project_id, scope, tool, event_at FROM source_events WHERE batch_id = ? ORDER BY id",
-        (batch_id,),
+        "SELECT id, entry_id, project_id, scope, tool, event_at, role FROM source_events WHERE batch_id = ?"
+        " ORDER BY id", (batch_id,),
     )
-    return [{"entry_id": r[0], "project": r[1], "scope": r[2], "tool": r[3], "event_at": r[4]} for r in rows]
+    return [{"id": r[0], "entry_id": r[1], "project": r[2], "scope": r[3], "tool": r[4], "event_at": r[5],
+             "role": r[6]} for r in rows]

@@ -23,7 +23,8 @@ import apsw
 from vodou_desktop.errors import InvalidInput, NotFound, PolicyRefused
 from vodou_desktop.pages import normalize_host
 from vodou_desktop.vault.connection import id_array, scalar
-from vodou_desktop.vault.records import FACT_COLUMNS, Document, Fact, document_from_row, fact_from_row
+from vodou_desktop.vault.facts import CONVERSATION
+from vodou_desktop.vault.records import FACT_COLUMNS, Document, Fact, SourceMessage, document_from_row, fact_from_row
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -235,6 +236,8 @@ class RankRow(NamedTuple):
     tier: str
     is_canonical: bool
     scope: str | None
+    kind: str = "fact"
+    message: int | None = None  # the source event (message) it came from, when a batch wrote it
 
 
 @reader
@@ -248,7 +251,7 @@ def rank_rows(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> list[
     return [_rank_row(r) for r in conn.execute(sql, [*params, id_array(ids)])]
 
 
-_RANK_COLUMNS = "c.id, s.tier, c.is_canonical, c.scope"
+_RANK_COLUMNS = "c.id, s.tier, c.is_canonical, c.scope, c.kind, c.source_event_id"
 
 
 @reader
@@ -263,7 +266,7 @@ def match_texts(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> lis
 
 
 def _rank_row(r: Sequence[Any]) -> RankRow:
-    return RankRow(r[0], r[1], bool(r[2]), r[3])
+    return RankRow(r[0], r[1], bool(r[2]), r[3], r[4], r[5])
 
 
 @reader
@@ -282,7 +285,8 @@ def list_facts(conn: apsw.Connection, f: FactFilter, limit: int = 100, offset: i
 # The memory browser's sort orders, done in SQL (every order ends on the id, so it is total and a
 # page never shows a row twice). "newest"/"oldest" go by the memory's event time, as its Age reads.
 FACT_ORDERS: Final = {
-    "newest": "coalesce(c.valid_at, c.created_at) DESC, c.id DESC",
+    # a person's messages kept whole (conversation memory) come after what was distilled from them
+    "newest": f"c.kind = '{CONVERSATION}', coalesce(c.valid_at, c.created_at) DESC, c.id DESC",
     "oldest": "coalesce(c.valid_at, c.created_at), c.id",
     "project": "c.project_id IS NULL, c.project_id, c.id DESC",
     "kind": "c.kind, c.id DESC",
@@ -358,7 +362,7 @@ def keyword_rank_rows(conn: apsw.Connection, match: str, f: FactFilter, limit: i
     sql = _FTS_CHECKED.format(columns=_RANK_COLUMNS, w=weight, where=where)
     try:
         for want in (limit * KEYWORD_FIRST_RANK, limit * KEYWORD_OVERFETCH):
-            kept = [(_rank_row(r), r[4]) for r in conn.execute(sql, [match, want, *params, limit])]
+            kept = [(_rank_row(r), r[6]) for r in conn.execute(sql, [match, want, *params, limit])]
             if len(kept) >= limit or int(scalar(conn, _FTS_COUNT, (match, want))) < want:
                 return kept
         sql = (
@@ -367,7 +371,7 @@ def keyword_rank_rows(conn: apsw.Connection, match: str, f: FactFilter, limit: i
             f" JOIN memory_sources s ON s.id = c.source_id WHERE chunks_fts MATCH ? AND {where}"
             " ORDER BY score, c.id LIMIT ?"
         )
-        return [(_rank_row(r), r[4]) for r in conn.execute(sql, [match, *params, limit])]
+        return [(_rank_row(r), r[6]) for r in conn.execute(sql, [match, *params, limit])]
     except apsw.SQLError as exc:
         raise InvalidInput(f"search query could not be understood: {exc}") from exc
 
@@ -405,6 +409,51 @@ def thread_neighbour_ids(conn: apsw.Connection, ids: Sequence[int], f: FactFilte
            " ORDER BY a.id, c.thread_seq, c.id")
     return [(int(r[0]), int(r[1]), int(r[2]))
             for r in conn.execute(sql, [*params, id_array(ids), span, span, *params])]
+
+
+@reader
+def message_entries(conn: apsw.Connection, ids: Sequence[int], f: FactFilter) -> dict[int, tuple[int, str, str | None]]:
+    """For each fact among ``ids`` that ``f`` lets through and names the message it came from: (source
+    event id, entry id, role) — which message of its batch that is (ING-6)."""
+    if not ids:
+        return {}
+    where, params = f.where()
+    sql = (f"SELECT c.id, e.id, e.entry_id, e.role {_FROM_IDS} JOIN source_events e ON e.id = c.source_event_id"
+           f" WHERE {where} AND c.id IN carray(?)")
+    return {int(r[0]): (int(r[1]), str(r[2]), r[3]) for r in conn.execute(sql, [*params, id_array(ids)])}
+
+
+@reader
+def source_message(conn: apsw.Connection, fact_id: int, f: FactFilter) -> SourceMessage | None:
+    """The message memory ``fact_id`` came from, with its text as far as ``f`` lets it be seen (the
+    person's message kept as conversation memory, unless that is forgotten). None for a memory that names
+    no message (typed, saved from a page)."""
+    get_fact(conn, fact_id, f)  # NotFound when the memory itself is hidden here
+    # a forgotten message never shows through another memory (an owner view sees the turn itself, marked)
+    where, params = replace(f, include_forgotten=False).where()
+    row = conn.execute(
+        "SELECT e.id, e.entry_id, e.role, e.event_at, e.tool, e.batch_id FROM chunks c JOIN source_events e"
+        " ON e.id = c.source_event_id WHERE c.id = ?", (fact_id,)).fetchone()
+    if row is None:
+        return None
+    event_id, entry_id, role, at, tool, batch_id = row
+    turns = _event_turns(conn, int(event_id), where, params)
+    accepted_in = None
+    if role == "assistant":
+        after = conn.execute("SELECT id FROM source_events WHERE batch_id = ? AND id > ? AND role IS NOT 'assistant'"
+                             " ORDER BY id LIMIT 1", (batch_id, event_id)).fetchone()
+        if after is not None:
+            accepted_in = "\n".join(t for _, t in _event_turns(conn, int(after[0]), where, params)) or None
+    text = "\n".join(t for _, t in turns) or None
+    return SourceMessage(int(event_id), str(entry_id), role, at, tool, str(batch_id), text,
+                         tuple(i for i, _ in turns), accepted_in)
+
+
+def _event_turns(conn: apsw.Connection, event_id: int, where: str, params: list[Any]) -> list[tuple[int, str]]:
+    """The conversation memories (the message kept whole, in its parts) of one source event under a filter."""
+    sql = (f"SELECT c.id, c.text {_FROM} WHERE {where} AND c.source_event_id = ? AND c.kind = ?"
+           " ORDER BY c.thread_seq, c.id")
+    return [(int(r[0]), str(r[1])) for r in conn.execute(sql, [*params, event_id, CONVERSATION])]
 
 
 @reader
@@ -651,16 +700,35 @@ def facts_for_entity(conn: apsw.Connection, entity_id: int, f: FactFilter, limit
 def mixed_batch_tags(conn: apsw.Connection, limit: int = 1000) -> list[tuple[int, str, int]]:
     """Seed 004 audit: facts tagged with a project whose batch inputs disagree (a pass is no rows).
 
-    Also catches a unanimous batch whose facts carry a different project than its inputs.
+    Also catches a unanimous batch whose facts carry a different project than its inputs, and a fact
+    whose own message (its source event, ING-6) carries another project than the fact.
     """
     where, params = FactFilter(project=ALL_PROJECTS, include_forgotten=True, include_superseded=True).where()
     sql = (
         "SELECT c.id, c.project_id, COUNT(DISTINCT COALESCE(e.project_id, '')) AS n"
         f" {_FROM} JOIN source_events e ON e.batch_id = s.batch_id"
+        " LEFT JOIN source_events own ON own.id = c.source_event_id"
         f" WHERE {where} AND c.project_id IS NOT NULL GROUP BY c.id, c.project_id"
-        " HAVING n > 1 OR MAX(COALESCE(e.project_id, '')) <> c.project_id ORDER BY c.id LIMIT ?"
+        " HAVING n > 1 OR MAX(COALESCE(e.project_id, '')) <> c.project_id"
+        " OR MAX(own.id IS NOT NULL AND COALESCE(own.project_id, '') <> c.project_id) ORDER BY c.id LIMIT ?"
     )
     return [(int(r[0]), str(r[1]), int(r[2])) for r in conn.execute(sql, [*params, limit])]
+
+
+@reader
+def memories_without_message(conn: apsw.Connection, limit: int = 1000) -> tuple[list[tuple[int, str]], int]:
+    """VAULT-5 / ING-6 audit: memories a batch wrote (an import, a capture) that do not name a message of
+    that batch — none, or one of another batch. A pass is no rows. Memories written before messages were
+    named (the migration that added it) and left untraced because two inputs of their batch share a time
+    are counted apart, as the second value: known, not a defect."""
+    where, params = FactFilter(project=ALL_PROJECTS, include_forgotten=True, include_superseded=True).where()
+    since = scalar(conn, "SELECT applied_at FROM schema_migrations WHERE name = '0006_message_provenance'")
+    base = (f"{_FROM} LEFT JOIN source_events e ON e.id = c.source_event_id WHERE {where}"
+            " AND s.batch_id IS NOT NULL AND (e.id IS NULL OR e.batch_id IS NOT s.batch_id)")
+    rows = list(conn.execute(f"SELECT c.id, s.batch_id, c.created_at {base} ORDER BY c.id", params))
+    older = sum(1 for r in rows if since is not None and r[2] < since)
+    bad = [(int(r[0]), str(r[1])) for r in rows if since is None or r[2] >= since]
+    return bad[:limit], older
 
 
 def oldest_memory_at(conn: apsw.Connection) -> str | None:

@@ -39,6 +39,8 @@ class Fact:
     page_set_by: str | None
     document_id: int | None
     has_embedding: bool = False
+    source_event_id: int | None = None  # the input of its batch it came from: a conversation's message
+    confidence: float | None = None  # how sure its extraction was (None: written as typed)
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
@@ -81,7 +83,7 @@ FACT_COLUMNS = (
     " s.source_host, s.title, s.tool, s.batch_id, c.created_at, c.valid_at, c.valid_precision,"
     " c.invalid_at, c.invalidated_by, c.superseded_by, c.predecessor_id, c.revision, c.fact_group,"
     " c.is_canonical, c.page_url, c.page_key, c.page_host, c.page_set_by, c.document_id,"
-    " c.embedding IS NOT NULL"
+    " c.embedding IS NOT NULL, c.source_event_id, c.confidence"
 )
 _N_FACT = len([f for f in fields(Fact) if f.name != "extra"])
 
@@ -91,6 +93,28 @@ def fact_from_row(row: apsw.SQLiteValues) -> Fact:
     values[22] = bool(values[22])
     values[28] = bool(values[28])
     return Fact(*values)
+
+
+@dataclass(frozen=True)
+class SourceMessage:
+    """The message a memory came from (its ``source_events`` row), with its text where the vault keeps it:
+    the person's message is kept whole as conversation memory (``turn_ids``); an assistant's reply is not
+    kept, and ``accepted_in`` is then the person's message that accepted it."""
+
+    event_id: int
+    entry_id: str
+    role: str | None  # "user", "assistant", or None (a capture: the person's)
+    at: str | None
+    tool: str | None
+    batch_id: str
+    text: str | None
+    turn_ids: tuple[int, ...] = ()
+    accepted_in: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["turn_ids"] = list(self.turn_ids)
+        return data
 
 
 @dataclass(frozen=True)

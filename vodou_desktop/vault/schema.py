@@ -550,6 +550,30 @@ def _m0007_sync_operations(conn: apsw.Connection) -> None:
         conn.execute(_journal_trigger(*trigger))
 
 
+def _m0008_message_provenance(conn: apsw.Connection) -> None:
+    # Provenance to the message (ING-6, VAULT-5): every memory a batch wrote names the input it came
+    # from (its ``source_events`` row, the message of an imported or captured conversation), and that
+    # input says whose words it was (``role``: the person, or the assistant whose reply the person
+    # accepted). ``confidence`` is how sure the extraction was (a hedged statement is kept lower, not
+    # dropped); NULL for a memory written as it was typed.
+    conn.execute(
+        "ALTER TABLE chunks ADD COLUMN source_event_id INTEGER REFERENCES source_events(id);"
+        " ALTER TABLE chunks ADD COLUMN confidence REAL;"
+        " ALTER TABLE source_events ADD COLUMN role TEXT;"
+        " CREATE INDEX chunks_source_event ON chunks(source_event_id) WHERE source_event_id IS NOT NULL;"
+    )
+    # Memories written before: a batch memory's valid_at is its input's event time, so where exactly one
+    # input of its batch has that time, that input is its message. Where two share it, none is guessed
+    # (the doctor says how many such memories remain untraced).
+    conn.execute(
+        "UPDATE chunks SET source_event_id = (SELECT min(e.id) FROM source_events e JOIN memory_sources s"
+        " ON s.batch_id = e.batch_id WHERE s.id = chunks.source_id AND e.event_at = chunks.valid_at)"
+        " WHERE document_id IS NULL AND valid_at IS NOT NULL AND (SELECT count(*) FROM source_events e"
+        " JOIN memory_sources s ON s.batch_id = e.batch_id WHERE s.id = chunks.source_id"
+        " AND e.event_at = chunks.valid_at) = 1"
+    )
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _m0001_initial),
     ("0002_pinning", _m0002_pinning),
@@ -558,4 +582,5 @@ MIGRATIONS: list[Migration] = [
     ("0005_sync_ids", _m0005_sync_ids),
     ("0006_stable_memory_ids", _m0006_stable_memory_ids),
     ("0007_sync_operations", _m0007_sync_operations),
+    ("0008_message_provenance", _m0008_message_provenance),
 ]

@@ -52,7 +52,8 @@ def sources_by_id(conn: apsw.Connection, ids: Iterable[int]) -> dict[int, dict[s
     return out
 
 
-EVENT_FIELDS = ("id", "batch_id", "entry_id", "project_id", "scope", "tool", "event_at", "created_at")
+EVENT_FIELDS = ("id", "batch_id", "entry_id", "project_id", "scope", "tool", "event_at", "created_at", "role")
+OPTIONAL_EVENT_FIELDS = frozenset({"role"})  # absent from files written before it existed
 
 
 def source_events_for(conn: apsw.Connection, batch_ids: Iterable[str]) -> list[dict[str, Any]]:
@@ -132,6 +133,7 @@ class Ids:
     keep: bool
     sources: dict[int, int] = field(default_factory=dict)
     chunks: dict[int, int] = field(default_factory=dict)
+    events: dict[int, int] = field(default_factory=dict)
 
     def wanted(self, exported: int | None) -> int | None:
         return exported if self.keep else None
@@ -210,17 +212,21 @@ def _renumbered(target: str | None, ids: Ids) -> str | None:
 
 
 def insert_source_event(conn: apsw.Connection, change: Change, event: dict[str, Any], ids: Ids) -> bool:
-    """One input label of a capture batch, unless the same label is here already."""
-    same = conn.execute("SELECT 1 FROM source_events WHERE batch_id = ? AND entry_id = ? AND project_id IS ?"
-                        " AND scope IS ? AND tool IS ? AND event_at IS ? AND created_at = ?",
-                        (event["batch_id"], event["entry_id"], event["project_id"], event["scope"], event["tool"],
-                         event["event_at"], event["created_at"])).fetchone()
+    """One input label of a capture batch, unless the same label is here already (then the memories
+    that name it name the one here)."""
+    values = {**{f: None for f in OPTIONAL_EVENT_FIELDS}, **event, "id": ids.wanted(event.get("id"))}
+    same = conn.execute("SELECT id FROM source_events WHERE batch_id = ? AND entry_id = ? AND project_id IS ?"
+                        " AND scope IS ? AND tool IS ? AND event_at IS ? AND created_at = ? AND role IS ?",
+                        (values["batch_id"], values["entry_id"], values["project_id"], values["scope"],
+                         values["tool"], values["event_at"], values["created_at"], values["role"])).fetchone()
     if same is not None:
+        if event.get("id") is not None:
+            ids.events[event["id"]] = int(same[0])
         return False
-    conn.execute("INSERT INTO source_events(id, batch_id, entry_id, project_id, scope, tool, event_at, created_at)"
-                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                 (ids.wanted(event.get("id")), event["batch_id"], event["entry_id"], event["project_id"],
-                  event["scope"], event["tool"], event["event_at"], event["created_at"]))
+    conn.execute(f"INSERT INTO source_events({', '.join(EVENT_FIELDS)}) VALUES ({marks(EVENT_FIELDS)})",
+                 [values[f] for f in EVENT_FIELDS])
+    if event.get("id") is not None:
+        ids.events[event["id"]] = int(conn.last_insert_rowid())
     change.touch("source_events")
     return True
 
@@ -300,7 +306,9 @@ def import_fact(conn: apsw.Connection, change: Change, m: dict[str, Any], predec
                           fact_id=ids.wanted(m.get("id")), sync_id=m.get("sync_id") or None,
                           thread_id=thread,
                           thread_seq=m.get("thread_seq") if thread is not None else None,
-                          infer_thread="thread_id" not in m)  # a version 1 file: inferred, as it was
+                          infer_thread="thread_id" not in m,  # a version 1 file: inferred, as it was
+                          source_event_id=ids.events.get(m["source_event"]) if m.get("source_event") is not None
+                          else None, confidence=m.get("confidence"))
     if m.get("id") is not None:
         ids.chunks[m["id"]] = fact_id
     pinned_from = source_from(conn, change, m["pinned_from"], ids) if m["pinned_from"] else None

@@ -64,6 +64,8 @@ def _tiny() -> dict[str, Any]:
          "url": "https://www.example.org/birds", "title": "Birds", "text": "Herons nest in colonies near water."},
         {"key": "c1", "source": "chat", "group": "chat", "split": "dev", "project": None,
          "date": "2024-01-01", "text": "My partner Jonah works freelance."},
+        {"key": "t1", "source": "chat_turn", "group": "chat", "split": "dev", "project": None,
+         "date": "2024-01-01", "text": "Can you help with our budget? My partner Jonah works freelance."},
     ]
     chats = [{"group": "chat", "title": "Money", "date": "2024-01-01", "messages": [
         {"role": "user", "text": "Can you help with our budget? My partner Jonah works freelance."},
@@ -106,7 +108,7 @@ def test_every_memory_is_stored_through_its_write_path(tmp_path: Path) -> None:
 def test_tiny_run_ranks_exact_phrases_first_and_keeps_the_project_wall(tiny_figures: dict[str, Any]) -> None:
     res = tiny_figures["results"]
     assert set(res) == {"ours keyword-only", "bm25 porter"}
-    assert tiny_figures["questions"] == 5 and tiny_figures["memories"] == 8
+    assert tiny_figures["questions"] == 5 and tiny_figures["memories"] == 9
     for name in res:
         assert res[name]["single"]["n"] == 4 and res[name]["paraphrase"]["n"] == 1
         for metric in quality.METRICS:
@@ -145,7 +147,7 @@ def test_shipped_set_has_the_promised_size_kinds_and_split(shipped: dict[str, An
     kinds = Counter(x["kind"] for x in questions)
     assert set(kinds) == set(quality.KINDS) and min(kinds.values()) >= 50
     sources = Counter(m["source"] for m in memories)
-    assert set(sources) == {"conversation", "chat", "note", "page"}
+    assert set(sources) == {"conversation", "chat", "chat_turn", "note", "page"}
     conversations = {m["group"] for m in memories if m["source"] == "conversation"}
     assert len(conversations) >= 10
     split_of: dict[str, set[str]] = {}

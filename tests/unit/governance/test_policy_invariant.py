@@ -203,6 +203,7 @@ HIDDEN_HOST = "forgotten.example"
 HIDDEN_PAGE = f"https://www.{HIDDEN_HOST}/secret"
 READERS_WITHOUT_FILTER = {
     "mixed_batch_tags": "owner audit of project tags; returns ids and project names, never fact text",
+    "memories_without_message": "owner audit of message provenance; returns ids and batch ids, never fact text",
 }
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bench.extraction import evaluate
-from vodou_desktop.ingest.extract import classify, extract_bullets
+from vodou_desktop.ingest.extract import KINDS, classify, extract_bullets, sentences
 
 
 def texts(text: str) -> list[str]:
@@ -24,7 +26,7 @@ def test_keeps_durable_statements_with_their_kind():
 
 def test_drops_chitchat_questions_requests_and_dangling_sentences():
     assert texts("Hi! Thanks so much. What do you think about Rust? Can you write a parser for me? "
-                 "Please explain monads. It is due on Friday. Maybe we use Redis, not sure.") == []
+                 "Please explain monads. It is due on Friday.") == []
 
 
 def test_drops_code_blocks_and_fenced_page_context():
@@ -45,11 +47,134 @@ def test_bullets_are_tidied_and_not_repeated():
 
 
 def test_length_bounds():
-    assert classify("I use Go.") is None
-    assert classify("I use " + "very " * 60 + "long words.") is None
+    assert classify("I use Go.") == "fact"  # short, and still a fact
+    assert classify("Go.") is None and classify("I'm back.") is None
+    long = extract_bullets("I use " + "very " * 60 + "long words.")
+    assert len(long) == 1 and long[0].text.endswith("…") and len(long[0].text.split()) == 60
 
 
 def test_labelled_set_is_measured():
     result = evaluate()
     assert result["expected"] >= 30 and result["predicted"] > 0
     assert 0.0 <= result["precision"] <= 1.0 and 0.0 <= result["recall"] <= 1.0
+
+
+# -- issue 33: what an imported AI chat leaves behind ---------------------------------------------------
+
+QUESTIONS = [  # questions to the assistant, most not opening with a question word
+    "I am new here, can you help me with that??",
+    "So I should probably refactor this first?",
+    "My script keeps timing out?",
+    "Any chance you could look at the logs?",
+    "Thoughts on the second draft?",
+    "Should I tell my manager before Friday?",
+    "Is it worth upgrading to the 2024 model?",
+]
+
+
+@pytest.mark.parametrize("text", QUESTIONS)
+def test_no_question_is_ever_kept(text):
+    """The `?.` bug: tidying appended "." after "?", so "…??." passed the question check and was stored."""
+    for bullet in extract_bullets(text):
+        assert not bullet.text.rstrip(".").endswith("?"), bullet
+        assert "?" not in bullet.text
+
+
+def test_a_fact_inside_a_request_is_kept_without_the_request():
+    got = extract_bullets("I'm starting remote work three days a week from June 15, how can I plan my week?")
+    assert [(b.text, b.kind) for b in got] == [("I'm starting remote work three days a week from June 15.", "plan")]
+    assert texts("I have two job offers, one in Leeds and one in Bristol, which one should I take?") == [
+        "I have two job offers, one in Leeds and one in Bristol."]
+    assert texts("Since I'm self-employed, do I need to file quarterly taxes?") == ["I'm self-employed."]
+
+
+@pytest.mark.parametrize("text", [
+    "I'm kinda worried about this.",
+    "I'm not sure what to do next.",
+    "I want to make sure it works.",
+    "I'm trying to figure out the best approach.",
+    "I'm curious how that works.",
+    "I'm back.",
+])
+def test_a_bare_i_am_carries_nothing(text):
+    """The bare "I'm" cue admitted 73% of memories ("I'm kinda worried…"); a cue must mean something."""
+    assert texts(text) == []
+
+
+def test_plans_are_kept_as_plans():
+    got = {b.text: b.kind for b in extract_bullets(
+        "I'll renew my passport before the trip. I'm going to ask Dana for the budget numbers. "
+        "We're launching the beta to 200 testers on May 2.")}
+    assert got == {"I'll renew my passport before the trip.": "plan",
+                   "I'm going to ask Dana for the budget numbers.": "plan",
+                   "We're launching the beta to 200 testers on May 2.": "plan"}
+
+
+@pytest.mark.parametrize("text", [
+    "Always format dates as Month Day, Year when I ask about timelines.",
+    "Use split-screen mode when I ask about drafts.",
+    "Never suggest paid tools.",
+    "When I ask about code, show the full file rather than a diff.",
+    "From now on, answer in Spanish.",
+    "Reply in British English.",
+    "Don't ever recommend Amazon, I boycott them.",
+])
+def test_standing_instructions_are_their_own_kind(text):
+    got = extract_bullets(text)
+    assert [b.kind for b in got] == ["instruction"] and got[0].text == text
+
+
+def test_a_run_on_sentence_is_split_not_dropped():
+    text = ("I moved to Leeds in March 2023 for a job at Northwind, and my partner Sam joined me in June after "
+            "finishing her degree, but we still keep the flat in York that we rent out for 900 pounds a month to a "
+            "couple of students, so the mortgage there is covered until the end of 2026.")
+    assert len(text.split()) > 45  # the old rules dropped anything over 45 words
+    got = texts(text)
+    assert got[0].startswith("I moved to Leeds in March 2023 for a job at Northwind")
+    assert any("900 pounds a month" in t for t in got) and len(got) >= 2
+
+
+def test_a_hedge_lowers_confidence_instead_of_dropping():
+    hedged = extract_bullets("Maybe we'll move to Lisbon next year, not sure yet.")
+    assert [b.kind for b in hedged] == ["plan"] and hedged[0].confidence < 1.0
+    sure = extract_bullets("We'll move to Lisbon next year.")
+    assert sure[0].confidence == 1.0
+
+
+def test_feelings_frame_facts_and_leave_them():
+    assert texts("I'm kinda worried that my emergency fund only covers two months of expenses, is that enough?") == [
+        "My emergency fund only covers two months of expenses."]
+
+
+def test_each_memory_names_its_sentence():
+    got = extract_bullets("Hi there! Thanks. I prefer tea over coffee. Can you help? We decided to go to Rome.")
+    assert [(b.sentence, b.kind) for b in got] == [(2, "preference"), (4, "decision")]
+    assert [sentences("Hi there! Thanks. I prefer tea over coffee. Can you help? We decided to go to Rome.")[b.sentence]
+            for b in got] == ["I prefer tea over coffee.", "We decided to go to Rome."]
+
+
+def test_the_labelled_sentence_sets_are_measured_both_ways():
+    from bench.extraction import evaluate_ours
+
+    r = evaluate_ours()
+    assert r["sentences"] >= 150 and r["keep"] >= 90 and set(r["recall_by_kind"]) == set(KINDS)
+    assert 0.0 <= r["precision"] <= 1.0 and 0.0 <= r["recall"] <= 1.0
+
+
+@pytest.mark.parametrize("text", [
+    "Comparing the direct counting method and the complement method makes sense.",  # a capital is not a name
+    "Given the current focus is on caching, here's a question that follows the guidelines.",
+    "I'll send the message now and wait for their response.",  # what and whose: in another message
+    "I'll probably do it right after my next paycheck comes in.",
+    "The birthday paradox problem was fun to work through.",  # "birthday" alone is no fact about a person
+])
+def test_no_memory_without_something_to_hold_on_to(text):
+    assert texts(text) == []
+
+
+def test_a_name_and_a_specific_hold_a_pronoun():
+    assert texts("I'll ask Dana for her budget numbers.") == ["I'll ask Dana for her budget numbers."]
+    assert texts("I'm going to repaint the kitchen this weekend, any tips on prep?") == [
+        "I'm going to repaint the kitchen this weekend."]
+    assert texts("Lena from accounting recommended YNAB for budgeting.") == [
+        "Lena from accounting recommended YNAB for budgeting."]

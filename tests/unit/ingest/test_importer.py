@@ -56,7 +56,8 @@ def test_reimport_adds_nothing(vault, facts_of):
     before = facts_of(vault)
     again = import_export(vault, CHATGPT, "chatgpt")
     assert again.imported == 0 and again.facts == 0 and again.messages == 0
-    assert facts_of(vault) == before and first.facts == len(before)
+    assert facts_of(vault) == before and first.distilled == len(before)
+    assert first.facts == first.distilled + first.conversation_memories
 
 
 def test_each_conversation_is_one_batch_with_its_inputs(vault, facts_of):
@@ -103,7 +104,7 @@ def test_cli_import_json_summary_and_exit_codes(vault_path, tmp_path):
     res = run_cli("--vault", str(vault_path), "import", "chatgpt", str(CHATGPT), "--json")
     assert res.code == 1  # a malformed conversation was skipped: said, and not a silent success
     summary = json.loads(res.out)
-    assert summary["facts"] == 5 and len(summary["malformed"]) == 1
+    assert summary["distilled"] == 5 and summary["conversation_memories"] == 6 and len(summary["malformed"]) == 1
     assert "importing:" not in res.err  # progress is for a terminal; a script gets the summary alone
     res = run_cli("--vault", str(vault_path), "import", "claude", str(tmp_path / "missing.json"))
     assert res.code == 2 and res.err.startswith("vodou: error: no such file")

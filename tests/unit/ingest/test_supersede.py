@@ -65,6 +65,6 @@ def test_a_flush_settles_its_new_facts(vault):
     old = add(vault, "I prefer dark mode.", "2025-01-01T00:00:00+00:00")
     w.enqueue(vault, [w.Entry("I prefer light mode. Jane Doe works at Acme.", "cursor")])
     report = w.flush(vault)
-    settled = settle_new_facts(vault, report.fact_ids)
-    assert settled.superseded == [(old, report.fact_ids[0])]
+    settled = settle_new_facts(vault, report.distilled_ids)
+    assert settled.superseded == [(old, report.distilled_ids[0])]
     assert settled.entities == ["Jane Doe"] and not settled.grouped

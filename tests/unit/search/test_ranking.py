@@ -25,8 +25,9 @@ def test_tier_weights_order_equal_matches(vault: Vault, cli_model: object) -> No
     for r in rows:
         e = r["explain"]
         assert abs(e["shared"] - (e["fused"] + e["from_before"] + e["from_after"] + e["from_nearby"])) < 1e-5
-        assert abs(e["final"] - e["shared"] * e["tier_weight"] * e["duplicate_weight"] * e["scope_weight"]
-                   * e["coverage_weight"] * e["speaker_weight"] * e["asks_weight"]) < 1e-5
+        assert abs(e["final"] - e["shared"] * e["tier_weight"] * e["kind_weight"] * e["duplicate_weight"]
+                   * e["same_message_weight"] * e["scope_weight"] * e["coverage_weight"] * e["speaker_weight"]
+                   * e["asks_weight"]) < 1e-5
 
 
 def test_non_canonical_duplicate_is_demoted(vault: Vault, cli_model: object) -> None:

@@ -323,9 +323,9 @@ FACTORS = ("path", "keyword_bm25", "keyword_norm", "vector_cosine", "vector_norm
            "fused", "before_id", "from_before", "before_asks", "answers_weight", "after_id", "from_after", "nearby_id",
            "from_nearby",
            "nearby_weight", "shared", "second_hop_words", "second_hop_bm25", "second_hop_norm", "second_hop_weight",
-           "tier", "tier_weight", "canonical", "duplicate_weight", "scope", "query_scope", "scope_weight", "coverage",
-           "coverage_weight", "previous_turn_words", "previous_turn_weight", "speaker", "speaker_weight", "asks",
-           "asks_weight", "final")
+           "tier", "tier_weight", "kind", "kind_weight", "canonical", "duplicate_weight", "same_message_weight",
+           "scope", "query_scope", "scope_weight", "coverage", "coverage_weight", "previous_turn_words",
+           "previous_turn_weight", "speaker", "speaker_weight", "asks", "asks_weight", "final")
 
 
 @pytest.mark.model
@@ -342,8 +342,9 @@ def test_explain_names_every_factor_and_they_make_the_score(vault: Vault, cli_mo
         assert e["shared"] == pytest.approx(e["fused"] + e["from_before"] + e["from_after"] + e["from_nearby"],
                                             abs=1e-5)
         assert e["nearby_weight"] == FUSION.nearby and (e["nearby_id"] is None) == (e["from_nearby"] == 0)
-        assert e["final"] == pytest.approx(e["shared"] * e["tier_weight"] * e["duplicate_weight"] * e["scope_weight"]
-                                           * e["coverage_weight"] * e["speaker_weight"] * e["asks_weight"], abs=1e-5)
+        assert e["final"] == pytest.approx(e["shared"] * e["tier_weight"] * e["kind_weight"] * e["duplicate_weight"]
+                                           * e["same_message_weight"] * e["scope_weight"] * e["coverage_weight"]
+                                           * e["speaker_weight"] * e["asks_weight"], abs=1e-5)
         assert e["coverage_weight"] == pytest.approx(1 + FUSION.coverage * (e["coverage"] or 0.0), abs=1e-5)
         assert e["speaker_weight"] == pytest.approx(1 + FUSION.speaker if e["speaker"] else 1.0, abs=1e-5)
         assert e["asks_weight"] == pytest.approx(1 - FUSION.asks * (e["asks"] or 0.0), abs=1e-5)

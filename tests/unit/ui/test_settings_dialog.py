@@ -127,3 +127,20 @@ def test_no_wrapped_explanation_is_cut_at_the_dialogs_size(qtbot, services, vaul
            if label.isVisible() and label.wordWrap() and label.text()
            and label.height() < label.heightForWidth(label.width())]
     assert cut == []
+
+
+def test_distilling_with_the_model_is_off_until_ticked_and_needs_an_endpoint(qtbot, services, vault, tmp_path):
+    path = tmp_path / "settings.json"
+    dialog = SettingsDialog(services, SiteModes(vault), None, vault_path=vault.path, config_path=path)
+    qtbot.addWidget(dialog)
+    assert not dialog.distil.isChecked()
+    dialog.endpoint.setText("")
+    dialog.distil.setChecked(True)
+    dialog.save()
+    assert "Not saved: distilling with a model needs a model endpoint" in dialog.problem.text()
+    assert not path.exists()
+    dialog.endpoint.setText("http://127.0.0.1:11434/v1")
+    dialog.save()
+    qtbot.waitUntil(lambda: dialog.saved is not None)
+    saved = config.load(path)
+    assert saved.distil_with_model is True and saved.model_base_url == "http://127.0.0.1:11434/v1"

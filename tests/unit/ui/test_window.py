@@ -217,3 +217,35 @@ def test_the_window_remembers_its_size_in_vodous_config_folder(qtbot, services):
     assert (paths.config_dir() / "window.ini").exists()
     again = open_browser(qtbot, services)
     assert (again.width(), again.height()) == (790, 560)
+
+
+def test_import_asks_for_a_project_and_files_the_memories_under_it(qtbot, services, tmp_path, monkeypatch):
+    """File ▸ Import… has the CLI's --project: the dialog lists the vault's projects, takes a new name, and
+    refuses a name no project can have (said in the dialog, nothing imported)."""
+    from PySide6.QtWidgets import QDialog, QFileDialog
+
+    from vodou_desktop.ui import import_work
+
+    browser = open_browser(qtbot, services)
+    importer = browser.importer
+    options = import_work.ImportOptions(["atlas", "thesis"])
+    assert [options.project.itemText(i) for i in range(options.project.count())] == [
+        import_work.NO_PROJECT, "atlas", "thesis"]
+    assert options.chosen() is None  # the default: global
+    options.project.setEditText("bad\nname")
+    options._accept()
+    assert options.error.isVisibleTo(options) and "single line" in options.error.text() and options.result() == 0
+    path = _export(tmp_path, 2)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(path), "")))
+
+    def pick_thesis(dialog: import_work.ImportOptions) -> int:
+        dialog.project.setCurrentIndex(dialog.project.findText("thesis"))
+        return QDialog.DialogCode.Accepted.value
+
+    monkeypatch.setattr(import_work.ImportOptions, "exec", pick_thesis)
+    monkeypatch.setattr(importer, "_projects", lambda: ["atlas", "thesis"])
+    importer.choose_and_start()
+    qtbot.waitUntil(lambda: importer.last_summary != "", timeout=10000)
+    assert importer.last_summary.startswith("Import finished. 2 conversations of 2 imported from chatgpt into thesis")
+    facts = services.runtime.vault.read(lambda c: q.list_facts(c, FactFilter(project=ALL_PROJECTS)))
+    assert facts and {f.project for f in facts} == {"thesis"}

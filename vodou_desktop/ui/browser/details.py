@@ -18,6 +18,7 @@ from vodou_desktop.governance.ages import format_age
 from vodou_desktop.ui.browser.results_model import fact_age
 from vodou_desktop.vault import ALL_PROJECTS, Fact, FactFilter, Vault
 from vodou_desktop.vault import query as q
+from vodou_desktop.vault.records import SourceMessage
 from vodou_desktop.words import TIER_WORDS, fact_source, kind_words, project_words
 
 OWNER_VIEW = FactFilter(project=ALL_PROJECTS, include_forgotten=True, include_superseded=True)
@@ -30,6 +31,7 @@ class FactDetails:
     revisions: list[Fact] = field(default_factory=list)  # oldest first, this fact included
     group: list[Fact] = field(default_factory=list)  # other members of its fact group
     conversation: list[tuple[str, Fact]] = field(default_factory=list)  # ("before"|"after", the turn next to it)
+    message: SourceMessage | None = None  # the message it came from (an imported or captured conversation's)
 
 
 def load_details(vault: Vault, fact_id: int) -> FactDetails:
@@ -55,7 +57,8 @@ def _details(conn, fact_id: int) -> FactDetails:  # type: ignore[no-untyped-def]
     group = []
     if fact.fact_group is not None:
         group = [f for f in q.facts_in_group(conn, fact.fact_group, OWNER_VIEW) if f.id != fact.id]
-    return FactDetails(fact, [*reversed(older), fact, *newer], group, _conversation(conn, fact))
+    return FactDetails(fact, [*reversed(older), fact, *newer], group, _conversation(conn, fact),
+                       q.source_message(conn, fact.id, OWNER_VIEW))
 
 
 def _conversation(conn, fact: Fact) -> list[tuple[str, Fact]]:  # type: ignore[no-untyped-def]
@@ -112,7 +115,9 @@ def details_html(details: FactDetails, why: str = "") -> str:
     if why:
         parts.append(f"<p><b>Why it matched:</b> {esc(why, quote=False)}</p>")
     rows = [("Page title", fact.title), ("Scope", fact.scope), ("Revision", str(fact.revision)),
-            ("Trust", TIER_WORDS.get(fact.tier, fact.tier))]
+            ("Trust", TIER_WORDS.get(fact.tier, fact.tier)),
+            ("Confidence", None if fact.confidence is None else f"{fact.confidence:.0%}"
+             + (" (the statement was hedged or tentative)" if fact.confidence < 0.8 else ""))]
     table = "".join(f"<tr><td><i>{esc(k)}</i></td><td>{esc(v)}</td></tr>" for k, v in rows if v)
     parts.append(f"<table cellspacing=4>{table}</table>")
     if fact.page_url and fact.page_url != fact.source_url:
@@ -124,11 +129,38 @@ def details_html(details: FactDetails, why: str = "") -> str:
     if details.group:
         parts.append("<p><b>Same fact group</b></p><ul>" + "".join(
             f"<li>{esc(g.text)}{' (canonical)' if g.is_canonical else ''}</li>" for g in details.group) + "</ul>")
+    if details.message is not None:
+        parts.append(message_html(fact, details.message))
     if details.conversation:
         parts.append("<p><b>In its conversation</b></p><ul>" + "".join(
             f"<li><i>{esc(label)}:</i> {esc(turn.text)}{' (forgotten)' if turn.forgotten else ''}</li>"
             for label, turn in details.conversation) + "</ul>")
     return "".join(parts)
+
+
+MESSAGE_SHOWN = 4_000  # characters of the source message the pane shows (``vodou mem show --json`` has all)
+
+
+def message_html(fact: Fact, message: SourceMessage) -> str:
+    """The message a memory came from: whose, when, and its text as the vault keeps it (ING-6)."""
+    esc = html.escape
+    when = f", {format_age(message.at, 'instant')}" if message.at else ""
+    if message.role == "assistant":
+        head = f"From the assistant's reply{when}, which you accepted" + (" in your next message" if
+                                                                          message.accepted_in else "")
+        text = message.accepted_in
+    elif fact.kind == "conversation" and message.turn_ids == (fact.id,):
+        return f"<p><i>Your message{esc(when)}, kept whole as this memory.</i></p>"
+    else:
+        head = f"From your message{when}"
+        text = message.text
+    body = ""
+    if text:
+        shown = text if len(text) <= MESSAGE_SHOWN else text[:MESSAGE_SHOWN].rstrip() + "…"
+        body = "<blockquote>" + "".join(f"<p>{esc(p)}</p>" for p in shown.split("\n") if p.strip()) + "</blockquote>"
+    elif message.role != "assistant":
+        body = "<p><i>(the message itself is forgotten)</i></p>"
+    return f"<p><b>{esc(head)}</b></p>{body}"
 
 
 def title_of(text: str) -> str:

@@ -63,6 +63,10 @@ class FilterBar(QWidget):
         self.tool.textChanged.connect(self.changed)
         self.forgotten.toggled.connect(self.changed)
 
+    def project_names(self) -> list[str]:
+        """The vault's projects as this bar lists them (read by an op, never here)."""
+        return [str(self.project.itemData(i)) for i in range(2, self.project.count())]
+
     def set_projects(self, counts: dict[str, int]) -> None:
         """The vault's projects with their counts; the chosen one stays chosen (if it still exists)."""
         chosen, index = self.project.currentData(), self.project.currentIndex()
