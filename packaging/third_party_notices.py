@@ -148,6 +148,7 @@ def _licence_name(dist: md.Distribution) -> str:
     meta = dist.metadata
     expression = meta.get("License-Expression") or ""
     plain = (meta.get("License") or "").strip()
+    plain = "" if plain.upper() == "UNKNOWN" else plain  # setuptools' placeholder: the classifiers say it
     classifiers = [c.split(" :: ")[-1] for c in meta.get_all("Classifier") or [] if c.startswith("License ::")]
     named = expression or (plain if plain and "\n" not in plain and len(plain) < 120 else "") or "; ".join(classifiers)
     if key in CHOSEN:
