@@ -96,7 +96,7 @@ def our_sets(folder: Path = OURS) -> list[ChatSet]:
         roles.update((n, m["role"]) for n, m in zip(nodes, chat["messages"], strict=True))
         for x in data["questions"]:
             if x["group"] == chat["group"]:
-                gold = sorted({nodes[int(re.search(r"\.m(\d+)\.", g).group(1)) - 1]  # type: ignore[union-attr]
+                gold = sorted({nodes[int(re.search(r"\.m(\d+)(?:\.|$)", g).group(1)) - 1]  # type: ignore[union-attr]
                                for g in x["gold"]})
                 questions.append({"ability": x["kind"], "question": x["question"], "gold": gold})
     return [ChatSet("ours-ai-chats", export, questions, roles)]
