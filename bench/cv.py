@@ -44,7 +44,7 @@ FOLDS = 5
 K = 10
 
 
-# Values no fold chose in the full runs recorded in bench/RESULTS.md (z-score fusion, the fixed keyword
+# Values no fold chose in the full runs recorded in bench/history/rounds-1-4.md (z-score fusion, the fixed keyword
 # share, coverage 2, second hop 1, no share of the turn after, a turn-before share of 0.25, the turn
 # before's words at 1 or 2, the date words at 0.2, a speaker weight of 0.5) are left out, and so are
 # values next to the ones chosen (the turn before's words at 3, asks 0.5, nearby 0.1), so that the one
@@ -64,7 +64,7 @@ def grid() -> list[FusionParams]:
 
 def gather_variants() -> list[FusionParams]:
     """What gathering depends on: the context column's weight (0.5; no fold of the full runs in
-    bench/RESULTS.md chose 0.2). Coverage, the second hop, the previous turn's words, the named
+    bench/history/rounds-1-4.md chose 0.2). Coverage, the second hop, the previous turn's words, the named
     speakers, the asking sentences and the turns nearby are gathered for every candidate (weight 1
     here), so that ranking can weigh them anywhere from 0."""
     return [FusionParams(context_weight=0.5, coverage=1.0, second_hop=1.0, previous_turn=1.0, speaker=1.0, asks=1.0,

@@ -14,7 +14,7 @@ same generated vault (``data.sample_vault``, written as one import):
 
 The browser runs as in the app, whose startup objects are frozen out of Python's full garbage
 collections once it has started (``--no-freeze``: as before). Offscreen and keyword search only (no
-embedding model). Figures in bench/RESULTS.md.
+embedding model). Figures in bench/history/rounds-1-4.md.
 """
 
 from __future__ import annotations

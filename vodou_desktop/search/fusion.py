@@ -7,7 +7,7 @@ Each path's scores are normalised over the query's candidates, then blended with
 - ``rrf``: reciprocal rank ``1 / (60 + rank)``.
 ``adaptive`` > 0 scales the keyword weight by how strongly the keywords matched: the best bm25 over
 ``adaptive`` (capped at 1), so a query whose words barely match leans on meaning.
-Which method and weights: ``python -m bench.quality --set locomo --cv`` (bench/RESULTS.md).
+Which method and weights: ``python -m bench.quality --set locomo --cv`` (bench/history/rounds-1-4.md).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ RRF_K = 60
 
 @dataclass(frozen=True)
 class FusionParams:
-    """Defaults: the choice on bench.quality's dev split (bench/RESULTS.md, "Search quality")."""
+    """Defaults: the choice on bench.quality's dev split (bench/history/rounds-1-4.md, "Search quality")."""
 
     method: str = "zscore"
     keyword_weight: float = 0.25

@@ -61,7 +61,7 @@ KIND_WEIGHTS = {"conversation": 0.9, "instruction": 1.5, "preference": 1.5}
 SAME_MESSAGE_WEIGHT = 0.5
 SCOPE_WEIGHT = 2.0
 # Chosen by cross-validation over folds of conversations of two sets, ours and LoCoMo-10
-# (python -m bench.quality --set locomo|ours --cv; bench/RESULTS.md, "Recall, fourth round").
+# (python -m bench.quality --set locomo|ours --cv; bench/history/rounds-1-4.md, "Recall, fourth round").
 FUSION = FusionParams(method="minmax", keyword_weight=0.6, adaptive=8.0, before_share=0.5, after_share=0.15,
                       context_weight=0.5, coverage=1.0, second_hop=0.5, previous_turn=4.0, speaker=1.0, asks=0.7,
                       nearby=0.2)
@@ -79,7 +79,7 @@ HOP_WORDS = 5  # ... this many of them
 HOP_CANDIDATE_WORDS = 40  # words looked up in the index (their chunk counts) per query, at most
 HOP_POOL = 50  # rows the second pass reads
 BM25_K1, BM25_B = 1.2, 0.75  # FTS5's own bm25 constants, for the previous turn's words
-NEARBY_SPAN = 6  # a turn takes a share of the best candidate up to this many places away (bench/RESULTS.md)
+NEARBY_SPAN = 6  # a turn takes a share of the best candidate up to this many places away (bench/history/rounds-1-4.md)
 
 
 @dataclass(frozen=True)
@@ -301,7 +301,7 @@ class SearchService:
                     cands.nearby.setdefault(anchor, set()).add(other)
                     cands.nearby.setdefault(other, set()).add(anchor)
         if params.coverage or params.previous_turn or params.speaker or params.asks or params.answers:
-            # for the anchors and their neighbours: what can reach the top (bench/RESULTS.md)
+            # for the anchors and their neighbours: what can reach the top (bench/history/rounds-1-4.md)
             near = cands.anchors | set(cands.before.values()) | set(cands.after.values())
             texts = q.match_texts(conn, sorted(near.intersection(rows)), filt)
             stems = {i: (self._tokens(conn, body, stem=True), self._tokens(conn, context or "", stem=True))

@@ -54,7 +54,7 @@ def freeze_startup_objects() -> int:
     A full collection walks every tracked object while it holds the interpreter lock, so the GUI
     thread's next call into Python (a cell's text, while painting) waits for it: ~1 µs per object on
     the shared test machine, 190-270 ms for the ~250,000 objects of the browser over a 100,000-memory
-    vault (bench/gui_stall.py, bench/RESULTS.md). Frozen objects are still freed by reference counting;
+    vault (bench/gui_stall.py, bench/history/rounds-1-4.md). Frozen objects are still freed by reference counting;
     only a reference cycle among them would stay (the young generations are collected first)."""
     gc.collect(1)
     gc.freeze()

@@ -27,7 +27,7 @@ T = TypeVar("T")
 Listener = Callable[[Change], None]
 # SQLite's page cache per reader connection (SQLite's default is 2 MB): a search checks a few hundred
 # candidate rows against the filter, each a page of the chunks table; pages found in the cache are
-# not read and decrypted again. It fills only with pages read (bench/RESULTS.md, "Search speed").
+# not read and decrypted again. It fills only with pages read (bench/history/rounds-1-4.md, "Search speed").
 READER_CACHE_KIB = 32_768
 
 
