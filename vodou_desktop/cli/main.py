@@ -127,9 +127,10 @@ def check_vault_exists(args: argparse.Namespace) -> None:
 
 
 def _error_line(exc: BaseException) -> None:
-    """The one line of an error the person can act on, on stderr; a file name or a value it quotes
-    cannot drive the terminal either."""
-    print(f"vodou: error: {escape_controls(str(exc), single_line=True)}", file=sys.stderr)
+    """The error the person can act on, on stderr (one line, or a line and what to paste by hand:
+    ``mcp install`` refusing another app's file shows the entry); a file name or a value it quotes
+    cannot drive the terminal either (every control but the line feed and the tab is escaped)."""
+    print(f"vodou: error: {escape_controls(str(exc))}", file=sys.stderr)
 
 
 def main(argv: Sequence[str]) -> int:
