@@ -360,6 +360,7 @@ REVIEWED = {
     "vault/ingest_store.py:mark_seen_many": "bookkeeping of ids and file offsets; the capture buffer's "
                                             "text is scrubbed by buffer_entry before it comes here",
     "vault/retraction.py:stamp_documents_invalid": "sets forget stamps, no text",
+    "vault/retraction.py:add_cover": "records which operation covers a row (an operation id, a row id, a time)",
     "vault/retraction.py:stamp_invalid": "sets forget stamps, no text",
     "vault/retraction.py:delete_facts": "erase: overwrites and deletes rows, writes no new text",
     "vault/transfer.py:renumber_groups": "renumbers fact groups, no text",
