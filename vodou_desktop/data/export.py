@@ -157,7 +157,7 @@ def _memories(conn: apsw.Connection, facts: list[Fact]) -> Iterator[dict[str, An
 def _documents(conn: apsw.Connection, docs: list[tuple[Any, dict[str, Any]]]) -> Iterator[dict[str, Any]]:
     sources = t.sources_by_id(conn, [extra["source_id"] for _, extra in docs])
     for n, (doc, extra) in enumerate(docs, 1):
-        yield {"type": "document", "ref": n, "id": doc.id, "chunk_ids": extra["chunk_ids"],
+        yield {"type": "document", "ref": n, "id": doc.id, "sync_id": extra["sync_id"], "chunk_ids": extra["chunk_ids"],
                "title": doc.title, "project": doc.project,
                "created_at": doc.created_at, "forgotten_at": extra["invalid_at"],
                "forgotten_by": extra["invalidated_by"], "source": sources[extra["source_id"]],
@@ -380,6 +380,8 @@ def import_records(vault: Vault, records: ExportFile | list[dict[str, Any]],
         if merged:  # what follows from the merged state, as after a sync
             st.normalize(conn, change, merged)
         for d in sorted(checked.of("document"), key=lambda d: d["ref"]):
+            if t.document_erased_here(conn, d):  # erased is for good, documents too
+                continue
             found = None if ids.keep else t.document_here(conn, d)
             if found is None:
                 t.import_document(conn, change, d, ids)

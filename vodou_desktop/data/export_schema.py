@@ -235,6 +235,7 @@ class Document(TypedDict):
     chunks: Annotated[list[ChunkText], Field(min_length=1, max_length=100_000)]
     id: NotRequired[Id]
     chunk_ids: NotRequired[Annotated[list[Id], Field(max_length=100_000)] | None]
+    sync_id: NotRequired[SyncId | None]  # its global id (files before documents synced: absent)
 
 
 @with_config(_STRICT)

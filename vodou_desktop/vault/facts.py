@@ -20,6 +20,7 @@ from vodou_desktop.errors import InvalidInput, NotFound
 from vodou_desktop.pages import host_of, page_key
 from vodou_desktop.vault.clock import new_sync_id, now_iso, parse_iso
 from vodou_desktop.vault.connection import scalar
+from vodou_desktop.vault.records import CONVERSATION as CONVERSATION_KIND
 from vodou_desktop.vault.secret_filter import scrub_document, scrub_for_source
 from vodou_desktop.vault.settings_store import get_setting, set_setting
 from vodou_desktop.vault.writer import Change
@@ -36,7 +37,7 @@ PAGE_TOKEN = re.compile(r"(?:^|\s)page:\s*<?(https?://[^\s>]+)", re.IGNORECASE)
 GLOBAL_KINDS = frozenset({"preference"})
 # A person's message of an imported or captured conversation, kept whole (ING-6): a record of what was
 # said, shown with its conversation, never a claim of its own (no fact group, no supersession).
-CONVERSATION = "conversation"
+CONVERSATION = CONVERSATION_KIND
 # English names whatever the process locale (a Qt app sets it), so the index is the same everywhere.
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")

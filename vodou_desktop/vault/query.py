@@ -23,8 +23,15 @@ import apsw
 from vodou_desktop.errors import InvalidInput, NotFound, PolicyRefused
 from vodou_desktop.pages import normalize_host
 from vodou_desktop.vault.connection import id_array, scalar
-from vodou_desktop.vault.facts import CONVERSATION
-from vodou_desktop.vault.records import FACT_COLUMNS, Document, Fact, SourceMessage, document_from_row, fact_from_row
+from vodou_desktop.vault.records import (
+    CONVERSATION,
+    FACT_COLUMNS,
+    Document,
+    Fact,
+    SourceMessage,
+    document_from_row,
+    fact_from_row,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -596,13 +603,13 @@ def documents_for_export(conn: apsw.Connection, f: FactFilter, after_id: int = 0
                          limit: int = 200) -> list[tuple[Document, dict[str, Any]]]:
     """Documents in id order with their source, forget stamp and text (chunks in order)."""
     where, params = _document_where(f)
-    sql = (f"SELECT {DOCUMENT_COLUMNS}, d.invalid_at, d.invalidated_by, d.source_id FROM documents d"
+    sql = (f"SELECT {DOCUMENT_COLUMNS}, d.invalid_at, d.invalidated_by, d.source_id, d.sync_id FROM documents d"
            f" JOIN memory_sources s ON s.id = d.source_id WHERE {where} AND d.id > ? ORDER BY d.id LIMIT ?")
     out = []
     for row in conn.execute(sql, [*params, after_id, limit]):
-        doc = document_from_row(row[:-3])
+        doc = document_from_row(row[:-4])
         rows = conn.execute("SELECT id, text FROM chunks WHERE document_id = ? ORDER BY seq", (doc.id,)).fetchall()
-        out.append((doc, {"invalid_at": row[-3], "invalidated_by": row[-2], "source_id": row[-1],
+        out.append((doc, {"invalid_at": row[-4], "invalidated_by": row[-3], "source_id": row[-2], "sync_id": row[-1],
                           "chunks": [r[1] for r in rows], "chunk_ids": [r[0] for r in rows]}))
     return out
 

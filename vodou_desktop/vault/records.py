@@ -7,6 +7,9 @@ from typing import Any
 
 import apsw
 
+# The kind of a memory that is a person's message kept whole (an imported or captured conversation's).
+CONVERSATION = "conversation"
+
 
 @dataclass(frozen=True)
 class Fact:

@@ -410,7 +410,17 @@ def set_superseded_by(conn: apsw.Connection, change: Change,
 
 # -- documents: added once (the same text from the same address in the same project) ---------------
 
+def document_erased_here(conn: apsw.Connection, d: dict[str, Any]) -> bool:
+    return bool(d.get("sync_id")) and conn.execute(
+        "SELECT 1 FROM sync_tombstones WHERE entity = 'doc' AND key = ?", (d["sync_id"],)).fetchone() is not None
+
+
 def document_here(conn: apsw.Connection, d: dict[str, Any]) -> int | None:
+    """The document already here: by its global id, else by its text, address and project."""
+    if d.get("sync_id"):
+        found = scalar(conn, "SELECT id FROM documents WHERE sync_id = ?", (d["sync_id"],))
+        if found is not None:
+            return int(found)
     full = "\n\n".join(d["chunks"])
     found = scalar(conn, "SELECT id FROM documents WHERE content_hash = ? AND page_url IS ? AND project_id IS ?",
                    (content_hash(full), d["source"]["url"], clean_project(d["project"])))
@@ -422,7 +432,8 @@ def import_document(conn: apsw.Connection, change: Change, d: dict[str, Any], id
     keep = ids.keep and d.get("id") is not None and d.get("chunk_ids") is not None
     doc_id = insert_document(conn, change, source_id=source_id, title=d["title"], chunks=d["chunks"],
                              project=d["project"], created_at=d["created_at"],
-                             doc_id=d["id"] if keep else None, chunk_ids=d["chunk_ids"] if keep else None)
+                             doc_id=d["id"] if keep else None, chunk_ids=d["chunk_ids"] if keep else None,
+                             sync_id=d.get("sync_id") or None)
     conn.execute("UPDATE documents SET invalid_at = ?, invalidated_by = ? WHERE id = ?",
                  (d["forgotten_at"], d["forgotten_by"], doc_id))
     return doc_id

@@ -193,7 +193,7 @@ def test_the_import_summary_counts_memories(vault_arg, tmp_path):
     export = tmp_path / "conversations.json"
     export.write_text(json.dumps(CHATGPT))
     res = run_cli(*vault_arg, "import", "chatgpt", str(export))
-    assert res.code == 0 and "1 memory)" in res.out and "fact" not in res.out
+    assert res.code == 0 and "1 memory distilled" in res.out and "fact" not in res.out
 
 
 def test_the_vodou_command_starts_without_numpy() -> None:

@@ -28,7 +28,7 @@ CHANGES_EXISTING = {
     "mem erase": ["1", "--yes"], "mem unsupersede": ["1"], "opm correct": ["opm-1", "new"], "opm reauth": ["opm-1"],
     "opm erase": ["opm-1", "--yes"], "opm erase-all": ["--yes"], "projects remove": ["p"],
     "sites clear": ["a.example"], "undo": [], "projects default clear": [], "sync now": [], "sync pause": [],
-    "sync resume": [], "sync leave": [],
+    "sync resume": [], "sync leave": [], "sync remove": ["laptop"],
 }
 # Commands that add something: they make the vault on first use (sites default MODE sets a mode).
 CREATES = {"capture watch", "capture flush", "capture add", "import chatgpt", "import claude", "import vodou", "mcp",
