@@ -729,7 +729,7 @@ def memories_without_message(conn: apsw.Connection, limit: int = 1000) -> tuple[
     named (the migration that added it) and left untraced because two inputs of their batch share a time
     are counted apart, as the second value: known, not a defect."""
     where, params = FactFilter(project=ALL_PROJECTS, include_forgotten=True, include_superseded=True).where()
-    since = scalar(conn, "SELECT applied_at FROM schema_migrations WHERE name = '0006_message_provenance'")
+    since = scalar(conn, "SELECT applied_at FROM schema_migrations WHERE name = '0008_message_provenance'")
     base = (f"{_FROM} LEFT JOIN source_events e ON e.id = c.source_event_id WHERE {where}"
             " AND s.batch_id IS NOT NULL AND (e.id IS NULL OR e.batch_id IS NOT s.batch_id)")
     rows = list(conn.execute(f"SELECT c.id, s.batch_id, c.created_at {base} ORDER BY c.id", params))

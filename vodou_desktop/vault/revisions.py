@@ -9,7 +9,7 @@ that after an undo or a merge from another device brings an older revision back)
 
 Moving a row to another id (``relabel``) is local bookkeeping: every reference follows it (revision
 links, a superseded fact's winner, entity links, the operations that name it), the keyword index
-follows through the trigger of migration ``0006``, and sync never sees it (a row's global id,
+follows through the trigger of migration ``0007``, and sync never sees it (a row's global id,
 ``sync_id``, moves with its content).
 
 Pinning points the fact at a copy of its source with tier ``pinned`` — stamped by the one provenance

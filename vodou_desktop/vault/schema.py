@@ -437,7 +437,7 @@ def _m0005_sync_ids(conn: apsw.Connection) -> None:
         conn.execute(_journal_trigger(*trigger))
 
 
-def _m0006_stable_memory_ids(conn: apsw.Connection) -> None:
+def _m0007_stable_memory_ids(conn: apsw.Connection) -> None:
     # A memory keeps its id through corrections and moves (vault/revisions.py): a row can move to
     # another id, and the keyword index follows it. The undo journal keeps, per action, the memories it
     # changed (by global id, never text: an erase leaves nothing here). Revision chains written before
@@ -504,7 +504,7 @@ SYNC_DOCUMENT_TRIGGERS = (
 )
 
 
-def _m0007_sync_operations(conn: apsw.Connection) -> None:
+def _m0006_sync_operations(conn: apsw.Connection) -> None:
     # Sync keeps the one-computer outcome (SYNC-6): every operation that hides a row is kept as a cover
     # (``forget_covers``, ``document_covers``), so forgets and undos merge as operations; Library documents
     # get a global id and sync; records of a kind this version does not know wait in ``sync_waiting``
@@ -580,7 +580,7 @@ MIGRATIONS: list[Migration] = [
     ("0003_fts_porter", _m0003_fts_porter),
     ("0004_threads", _m0004_threads),
     ("0005_sync_ids", _m0005_sync_ids),
-    ("0006_stable_memory_ids", _m0006_stable_memory_ids),
-    ("0007_sync_operations", _m0007_sync_operations),
+    ("0006_sync_operations", _m0006_sync_operations),
+    ("0007_stable_memory_ids", _m0007_stable_memory_ids),
     ("0008_message_provenance", _m0008_message_provenance),
 ]

@@ -17,7 +17,7 @@ before they come here (``sync.validate``). Applying is idempotent and commutativ
   a forget covers the revisions made concurrently with it, concurrent revisions of one memory leave one
   visible (the one its predecessor's last-writer-wins successor names), groups re-elect canonicals.
 
-The triggers of migrations ``0005_sync_ids`` and ``0007_sync_operations`` fill ``sync_journal`` while
+The triggers of migrations ``0005_sync_ids`` and ``0006_sync_operations`` fill ``sync_journal`` while
 ``sync_capture`` is '1'; the applier sets it to '0' for its own transaction so applied changes are never sent
 back as this device's.
 """
@@ -720,6 +720,18 @@ def holds_any(conn: apsw.Connection, gone: Iterable[tuple[str, str]]) -> bool:
     return False
 
 
+def _stale_op(conn: apsw.Connection, v: Any) -> bool:
+    """An operation record whose memory (or document) is erased here, or was redacted away."""
+    if not isinstance(v, dict):
+        return False
+    kind, target = v.get("kind"), v.get("target")
+    if kind in FACT_TARGET_KINDS:
+        return target is None or tombstoned(conn, "fact", target)
+    if kind in DOC_TARGET_KINDS:
+        return target is None or tombstoned(conn, "doc", target)
+    return False
+
+
 def nothing_new(conn: apsw.Connection, records: Iterable[Record]) -> bool:
     """Is every record already here? What a later generation of a file already applied must hold: the
     writer rewrote it after an erase, leaving records out and redacting targets, never adding one. A row
@@ -732,6 +744,8 @@ def nothing_new(conn: apsw.Connection, records: Iterable[Record]) -> bool:
         if conn.execute("SELECT 1 FROM sync_parked WHERE entity = ? AND key = ? AND record = ?",
                         (entity, key, json.dumps(rec, sort_keys=True))).fetchone():
             continue
+        if entity == "op" and fld == "create" and not exists(conn, entity, key) and _stale_op(conn, rec["v"]):
+            continue  # an operation on a memory erased here is never applied (``_op_create``): nothing new
         if fld == "erase" or not exists(conn, entity, key):
             return False
         if fld == "forget":

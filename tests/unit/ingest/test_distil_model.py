@@ -238,7 +238,7 @@ def test_the_cli_distils_with_the_model_when_asked(vault_path, server, export, v
     config.save(config.Settings(model_base_url=url, model_name="m"))
     res = run_cli("--vault", str(vault_path), "import", "chatgpt", str(export), "--distil", "model")
     assert res.code == 0, res.err
-    assert res.out.rstrip().endswith("the model distilled 1 of 1 windows") and len(script.received) == 1
+    assert res.out.splitlines()[0].endswith("; the model distilled 1 of 1 windows") and len(script.received) == 1
     res = run_cli("--vault", str(vault_path), "import", "chatgpt", str(export), "--distil", "rules")
     assert res.code == 0 and len(script.received) == 1  # nothing new, and never sent: rules asked for
 

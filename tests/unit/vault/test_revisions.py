@@ -157,9 +157,17 @@ def _old_style_vault(path: Path) -> tuple[int, int]:
     change = Change()
     conn.execute("BEGIN")
     src = stamp_source(conn, change, kind="cli", tier="first_party")
-    first = insert_fact(conn, change, text="the dentist is on Friday", source_id=src)
-    insert_fact(conn, change, text="the car needs new tyres", source_id=src)
-    new = insert_fact(conn, change, text="the dentist is on Monday", source_id=src, predecessor_id=first, revision=2)
+
+    def old_row(text: str, predecessor: int | None = None, revision: int = 1) -> int:
+        # the columns of schema 0005, as that version wrote them (the write path of today knows later ones)
+        conn.execute("INSERT INTO chunks(text, kind, source_id, created_at, predecessor_id, revision, sync_id)"
+                     " VALUES (?, 'fact', ?, '2026-01-01T00:00:00+00:00', ?, ?, lower(hex(randomblob(16))))",
+                     (text, src, predecessor, revision))
+        return int(conn.last_insert_rowid())
+
+    first = old_row("the dentist is on Friday")
+    old_row("the car needs new tyres")
+    new = old_row("the dentist is on Monday", first, 2)
     conn.execute("UPDATE chunks SET superseded_by = ?, superseded_at = 'then' WHERE id = ?", (new, first))
     conn.execute("INSERT INTO operations(id, kind, target, detail, created_at) VALUES ('op-old', 'correct_fact', ?,"
                  " ?, 'then')", (str(new), json.dumps({"facts": 1, "replaces": first, "tool": "claude"})))
