@@ -36,7 +36,7 @@ DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
 ADJ = ("slow flaky fast cheaper expensive reliable broken stable noisy quiet urgent tricky simple "
        "verbose strict lenient stale fresh brittle solid").split()
 SYLL = "ka lo mi ra ben tor vel an is qu el dor fin gar hol jun kes lum mar nor pel ros sul tam vin wey zor".split()
-KINDS = ("fact", "fact", "fact", "fact", "preference", "event", "decision")
+KINDS = ("fact", "fact", "fact", "fact", "preference", "plan", "decision")
 
 TEMPLATES = (
     "{name} prefers {tool} over {tool2} for {topic} work because it is less {adj}.",

@@ -33,7 +33,7 @@ def captured(vault_path: Path) -> list[str]:
     with Vault.open(vault_path) as vault:
         facts = vault.read(lambda c: q.list_facts(c, FactFilter(project=ALL_PROJECTS, tools=("claude-code",)),
                                                   limit=100))
-    return [f.text for f in facts]
+    return [f.text for f in facts if f.kind == "conversation"]  # the person's messages, kept whole (one each)
 
 
 def capture_state(name: str) -> str | None:
