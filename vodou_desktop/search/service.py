@@ -60,11 +60,12 @@ KIND_WEIGHTS = {"conversation": 0.9, "instruction": 1.5, "preference": 1.5}
 # after the best of them counts this much, so ten results are ten messages where they can be.
 SAME_MESSAGE_WEIGHT = 0.5
 SCOPE_WEIGHT = 2.0
-# Chosen by cross-validation over folds of conversations of two sets, ours and LoCoMo-10
-# (python -m bench.quality --set locomo|ours --cv; bench/history/rounds-1-4.md, "Recall, fourth round").
+# Chosen by cross-validation over folds of conversations of three sets, ours, LoCoMo-10 and BEAM 100K, by
+# the worst set's ratio to its own bm25 (python -m bench.quality --cv; bench/RESULTS.md). Every fold chose
+# ``answers`` 1.0: without it BEAM falls from .746 to .667 hit@10 while the other two gain about .01-.02.
 FUSION = FusionParams(method="minmax", keyword_weight=0.6, adaptive=8.0, before_share=0.5, after_share=0.15,
                       context_weight=0.5, coverage=1.0, second_hop=0.5, previous_turn=4.0, speaker=1.0, asks=0.7,
-                      nearby=0.2)
+                      nearby=0.2, answers=1.0)
 MAX_K = 200
 # Candidates per path: fixed, so that the first results never depend on how many were asked for.
 KEYWORD_POOL = 100
