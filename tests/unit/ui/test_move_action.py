@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDialogButtonBox
 
+from tests.unit.ui.test_fact_actions import open_browser, select, shown_fact
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault import query as q
 
 OWNER = FactFilter(project=ALL_PROJECTS)
-
-from tests.unit.ui.test_fact_actions import open_browser, select, shown_fact
 
 PNPM = "Use pnpm, not npm, in the web repository"
 DARK = "Prefers dark mode in every editor"

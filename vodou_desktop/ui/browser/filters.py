@@ -192,6 +192,8 @@ class FilterBar(QWidget):
             said.append(f"kind {self.kind.currentText()}")
         if self.host.text().strip():
             said.append(f"site {self.host.text().strip()}")
+        if self.tool.text().strip():
+            said.append(f"written by {self.tool.text().strip()}")
         if self.forgotten.isChecked():
             said.append("forgotten ones shown")
         return said

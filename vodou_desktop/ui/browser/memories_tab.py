@@ -299,7 +299,8 @@ class MemoriesTab(QWidget):
         self.vault_total = counts.total
         self.filters.set_projects(counts)
         self._size_columns()  # the Project column fits the vault's project names
-        self.results_shown.emit(self.model.total)
+        if self.model.listing.generation:  # a list is shown: its "of 20,000" changes with the vault
+            self.results_shown.emit(self.model.total)
 
     def selected_fact(self) -> Fact | None:
         result = self.model.result(self.view.currentIndex())
@@ -407,13 +408,13 @@ class MemoriesTab(QWidget):
         self.details.show_empty()
         self.fact_actions.set_fact(None)
         self.selection_changed.emit(None)
-        self.selected_count.emit(0)
+        self.selected_count.emit(0)  # after set_fact: the count is read from the actions' selection
 
     def _selected(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
         ids = self.selected_ids()
         rows = self.model.listing.rows
-        self.selected_count.emit(len(ids))
         self.fact_actions.set_selection(ids, [r.fact for i in ids if (r := rows.get(i)) is not None])
+        self.selected_count.emit(len(ids))
         if len(ids) > 1:
             self.details.show_empty(f"{len(ids):,} memories selected: the actions below, in the Edit menu and "
                                     "in the list's context menu act on all of them.")

@@ -32,7 +32,7 @@ DEFAULT_SIZE = (1100, 700)
 TAB_WORDS = {"Sites": "site", "Approvals": "approval", "Operator memory": "operator memory"}
 
 
-def memories_count(model: ResultsModel, vault_total: int = 0, selected: int = 0) -> str:
+def memories_count(model: ResultsModel, vault_total: int = 0, selected: int = 0, narrowed: bool = False) -> str:
     """The list's total: "100 of 5,000 memories" while the rest are being listed, then "5,000
     memories"; a filter that narrows the list says of how many ("1,157 of 20,000 shown"); a search
     says how many match; a sort other than the default says so; a selection of several, its count."""
@@ -42,7 +42,7 @@ def memories_count(model: ResultsModel, vault_total: int = 0, selected: int = 0)
         text = f"{listed:,} of {total:,} {word}"
     elif model.searching:
         text = f"{total:,} {word} match{'es' if total == 1 else ''}"
-    elif total < vault_total:
+    elif narrowed and total < vault_total:
         text = f"{total:,} of {vault_total:,} shown"
     else:
         text = f"{total:,} {word}"
@@ -204,7 +204,7 @@ class MemoryBrowser(QMainWindow):
         current = self.tabs.currentWidget()
         if current is self.memories:
             tab = self.memories
-            text = memories_count(tab.model, tab.vault_total, len(tab.fact_actions.ids))
+            text = memories_count(tab.model, tab.vault_total, len(tab.fact_actions.ids), bool(tab.filters.describe()))
         elif current is self.library:
             text = plural(self.library.model.rowCount(), "Library page")
         else:
