@@ -199,8 +199,8 @@ def test_forget_and_undo_from_the_keyboard(qtbot, governed, seeded):
     qtbot.waitUntil(lambda: tab.fact_actions["undo"].isEnabled())
     qtbot.keyClick(tab.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: DARK in shown_texts(browser))
-    assert browser.statusBar().currentMessage() == (f"Undid “Forget memory #{seeded[DARK]}” (just now): "
-                                                    "1 memory visible again")
+    undone = f"Undid “Forget memory #{seeded[DARK]}” (just now): 1 memory visible again"
+    qtbot.waitUntil(lambda: tab.fact_actions.bar.text.text() == undone)
 
 
 def test_a_library_page_is_forgotten_undone_and_erased_from_the_keyboard(qtbot, governed, seeded):

@@ -170,8 +170,7 @@ class FactActions(QObject):
 
     def _undone(self, done: Undone) -> None:
         sentence = done.sentence[:1].upper() + done.sentence[1:]
-        self.bar.show_undone(sentence)
-        self._services.messages.info(sentence)
+        self.bar.show_undone(sentence)  # over the list, where the eye is (one place says it)
         self.read_last()
 
     def _undo_failed(self, exc: BaseException) -> None:

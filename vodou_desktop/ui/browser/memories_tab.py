@@ -199,7 +199,7 @@ class MemoriesTab(QWidget):
         for row in self._button_rows:
             row.addStretch(1)
         self.split.setOrientation(wanted)
-        self.split.setSizes([600, 400] if narrow else [730, 370])
+        self.split.setSizes([650, 350] if narrow else [730, 370])  # narrow: the list keeps most rows
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         self._lay_out_for_width(event.size().width())
