@@ -213,6 +213,8 @@ def dark_palette() -> QPalette:
     faint = QColor("#e6e6e6")
     faint.setAlpha(128)
     palette.setColor(QPalette.ColorRole.PlaceholderText, faint)
+    for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText):
+        palette.setColor(QPalette.ColorGroup.Disabled, role, QColor("#8a8a8a"))  # greyed, as a theme has it
     return palette
 
 

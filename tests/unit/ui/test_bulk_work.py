@@ -17,8 +17,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QMessageBox
 
+from tests.support import run_cli
 from vodou_desktop.data.sample_vault import KINDS, PROJECTS, fill_vault
 from vodou_desktop.governance.forget import Forgetting
+from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.search.embedder import Embedder
 from vodou_desktop.search.service import SearchService
 from vodou_desktop.search.vectors import VectorIndex
@@ -233,3 +235,22 @@ def test_acceptance_on_20000_memories(qtbot, big_governed):
     assert tab.details.details.fact.id == memory and tab.model.listing.ids[row] == memory  # its id, its row
     assert tab.selected_ids() == [memory] and tab.view.currentIndex().row() == row
     assert tab.model.total == BIG
+
+
+def test_an_import_is_undone_from_its_bar_and_named_by_undo(qtbot, filled, tmp_path):
+    source = tmp_path / "elsewhere.sqlite"
+    with Vault.open(source) as other:
+        for n in range(3):
+            remember(other, f"the heron came back on day {n}", Origin(kind="cli"))
+    dump = tmp_path / "herons.jsonl"
+    assert run_cli("--vault", str(source), "export", str(dump)).code == 0
+    browser = open_browser(qtbot, filled, SMALL)
+    tab, actions = browser.memories, browser.memories.fact_actions
+    browser.importer.start(dump)
+    qtbot.waitUntil(lambda: tab.model.total == SMALL + 3, timeout=20_000)
+    qtbot.waitUntil(lambda: actions.bar.text.text().startswith("Import finished: imported 3 memories"))
+    qtbot.waitUntil(lambda: actions["undo"].text() == "Undo Import 3 memories from a Vodou export")
+    assert not actions.bar.undo_button.isHidden()
+    actions.bar.undo_button.click()
+    qtbot.waitUntil(lambda: tab.model.total == SMALL)
+    qtbot.waitUntil(lambda: actions.bar.text.text().startswith("Undid “Import 3 memories"))

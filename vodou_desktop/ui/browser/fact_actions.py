@@ -183,6 +183,12 @@ class FactActions(QObject):
         self.bar.show_done(sentence, result.get("op"))
         self.read_last()
 
+    def imported(self, sentence: str, op: str | None) -> None:
+        """An import ended (started from File ▸ Import…): its summary over the list, with Undo when
+        it added memories (undoing it hides what it added)."""
+        self.bar.show_done(sentence, op)
+        self.read_last()
+
     # -- the actions -----------------------------------------------------------------------
     def correct(self) -> None:
         """F2: open the details pane's edit field on the memory (Save there runs ``save_correction``)."""

@@ -93,6 +93,7 @@ class MemoryBrowser(QMainWindow):
         self.statusBar().addPermanentWidget(self.busy)
         self.statusBar().addPermanentWidget(self.model_label)
         self.importer = Importer(services, self)
+        self.importer.on_finished = self.memories.fact_actions.imported  # its Undo over the list
         self.dialogs: list[QWidget] = []
         self.menus = build_menu_bar(self, self.actions, self.memories.fact_actions.all(), self._view_actions())
         self._wire_actions()
