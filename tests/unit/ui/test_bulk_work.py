@@ -254,3 +254,16 @@ def test_an_import_is_undone_from_its_bar_and_named_by_undo(qtbot, filled, tmp_p
     actions.bar.undo_button.click()
     qtbot.waitUntil(lambda: tab.model.total == SMALL)
     qtbot.waitUntil(lambda: actions.bar.text.text().startswith("Undid “Import 3 memories"))
+
+
+def test_select_all_survives_the_list_read_again(qtbot, filled):
+    browser = open_browser(qtbot, filled, SMALL)
+    tab, actions = browser.memories, browser.memories.fact_actions
+    tab.view.setFocus()
+    qtbot.keyClick(tab.view, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    assert tab.selected_ids() == tab.model.listing.ids and len(actions.ids) == SMALL
+    assert browser.count_label.text() == f"{SMALL} memories · {SMALL} selected"
+    actions["pin"].trigger()
+    qtbot.waitUntil(lambda: actions["undo"].text() == f"Undo Pin {SMALL} memories")
+    qtbot.waitUntil(lambda: len(tab.selected_ids()) == SMALL)  # every row still selected, as one range
+    assert len(tab.view.selectionModel().selection()) == 1

@@ -89,6 +89,17 @@ class MemoryTable(QTableView):
         return self.horizontalHeader()
 
 
+def _runs(rows: list[int]) -> list[tuple[int, int]]:
+    """Sorted rows as runs of consecutive ones: [1, 2, 3, 7] -> [(1, 3), (7, 7)]."""
+    runs: list[tuple[int, int]] = []
+    for row in rows:
+        if runs and runs[-1][1] == row - 1:
+            runs[-1] = (runs[-1][0], row)
+        else:
+            runs.append((row, row))
+    return runs
+
+
 class MiddleElide(QStyledItemDelegate):
     """Sites keep both ends when cut: "docs.exa…ple.com" says more than "docs.example.c…"."""
 
@@ -372,8 +383,8 @@ class MemoriesTab(QWidget):
         self._wanted, self._keep = [], set()
         model, selection = self.model, QItemSelection()
         last = model.columnCount() - 1
-        for row in sorted({*keep, rows[target]}):
-            selection.select(model.index(row, 0), model.index(row, last))
+        for first, end in _runs(sorted({*keep, rows[target]})):  # one range per run: Ctrl+A is one range
+            selection.select(model.index(first, 0), model.index(end, last))
         flags = QItemSelectionModel.SelectionFlag
         self.view.selectionModel().setCurrentIndex(model.index(rows[target], 0), flags.NoUpdate)
         self.view.selectionModel().select(selection, flags.ClearAndSelect | flags.Rows)
