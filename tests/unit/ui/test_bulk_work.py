@@ -80,7 +80,7 @@ def test_bulk_pin_move_forget_export_and_erase_act_on_the_selection(qtbot, fille
     pinned = filled.runtime.vault.read(lambda c: q.facts_by_ids(c, chosen, OWNER))
     assert {f.tier for f in pinned} == {"pinned"}
     qtbot.waitUntil(lambda: tab.selected_ids() == chosen)  # the selection outlives the list read again
-    assert actions["pin"].text() == "Unpin"
+    qtbot.waitUntil(lambda: actions["pin"].text() == "Unpin")  # once the list is read again, all pinned
 
     actions["move"].trigger()
     qtbot.waitUntil(lambda: actions.move_dialog is not None and actions.move_dialog.isVisible())

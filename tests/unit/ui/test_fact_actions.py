@@ -110,15 +110,22 @@ def test_forget_hides_until_show_forgotten_and_undo_brings_it_back(qtbot, govern
     select(qtbot, browser, PNPM)
     actions["forget"].trigger()
     qtbot.waitUntil(lambda: PNPM not in shown_texts(browser))
+    select(qtbot, browser, DARK)
+    actions["pin"].trigger()  # a later action: Undo now names it
+    qtbot.waitUntil(lambda: actions["undo"].text() == f"Undo Pin memory #{seeded[DARK]}")
     tab.filters.forgotten.setChecked(True)
     qtbot.waitUntil(lambda: PNPM in shown_texts(browser))
     row = shown_texts(browser).index(PNPM)
     assert tab.model.index(row, 0).data().endswith("(forgotten)")
     select(qtbot, browser, PNPM)
-    assert not actions["forget"].isEnabled() and actions["undo"].isEnabled()
-    assert "Forgotten" in tab.details.text()
+    assert not actions["forget"].isEnabled()
+    # the forgotten memory selected: Undo is the forget that hid it, though it is not the last action
+    qtbot.waitUntil(lambda: actions["undo"].text() == f"Undo Forget memory #{seeded[PNPM]}")
+    assert "Forgotten" in tab.details.text() and "Edit ▸ Undo brings it back" in tab.details.text()
     actions["undo"].trigger()
     qtbot.waitUntil(lambda: not shown_fact(browser).forgotten)
+    dark = governed.runtime.vault.read(lambda c: q.get_fact(c, seeded[DARK], OWNER))
+    assert dark.tier == "pinned"  # the later pin is left as it is
     tab.filters.forgotten.setChecked(False)
     qtbot.waitUntil(lambda: PNPM in shown_texts(browser) and len(shown_texts(browser)) == 5)
 

@@ -152,7 +152,7 @@ def title_of(text: str) -> str:
 
 def _state(fact: Fact) -> str:
     if fact.forgotten:
-        how = "Undo forget brings it back" if (fact.invalidated_by or "").startswith("op-") else "hidden"
+        how = "Edit ▸ Undo brings it back" if (fact.invalidated_by or "").startswith("op-") else "hidden"
         return f"Forgotten {format_age(fact.invalid_at, 'instant')} ({how})"  # never the operation's raw id
     if fact.superseded_by:
         return "Superseded — never recalled"

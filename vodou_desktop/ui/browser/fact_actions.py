@@ -21,6 +21,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from vodou_desktop.data.erase_copies import sentence as copies_sentence
+from vodou_desktop.errors import KnownError
 from vodou_desktop.governance.edits import Edits
 from vodou_desktop.governance.journal import Action, Journal, Undone
 from vodou_desktop.ui.browser.move_dialog import MoveDialog
@@ -69,7 +70,8 @@ class FactActions(QObject):
         self.fact: Fact | None = None
         self.ids: list[int] = []
         self.facts: list[Fact] = []  # the selected memories read so far
-        self.last: Action | None = None  # what Undo undoes
+        self.last: Action | None = None  # the newest action that can be undone
+        self.hid_it: Action | None = None  # the forget that hid the one memory selected, when it can be undone
         self.prompt: TextPrompt | None = None
         self.move_dialog: MoveDialog | None = None
         self.export_dialog: QFileDialog | None = None
@@ -102,13 +104,35 @@ class FactActions(QObject):
         self._enable()
 
     def set_fact(self, fact: Fact | None) -> None:
-        """The memory shown in the detail pane (freshly read), or None: it alone is selected."""
+        """The memory shown in the detail pane (freshly read), or None: it alone is selected. A
+        forgotten one brings the forget that hid it to Undo, however old (read off the GUI thread)."""
         self.fact = fact
         if fact is None:
             self.ids, self.facts = [], []
         elif self.ids in ([], [fact.id]):
             self.ids, self.facts = [fact.id], [fact]
+        self.hid_it = None
+        op = fact.invalidated_by if fact is not None and fact.forgotten else None
+        if op and op.startswith("op-"):
+            journal = self.journal
+            self._services.ops.run(lambda: journal.find(op), lambda action: self._hid_it_read(fact, action),
+                                   on_failure=self._hid_it_failed, owner=self)
         self._enable()
+
+    def _hid_it_read(self, fact: Fact, action: Action) -> None:
+        if self.fact is fact:
+            self.hid_it = action
+            self._show_last()
+
+    def _hid_it_failed(self, exc: BaseException) -> None:
+        """The forget that hid it cannot be undone here (undone, done elsewhere): Undo stays the last action."""
+        if not isinstance(exc, KnownError):
+            self._services.ops.report(exc)
+
+    @property
+    def undoing(self) -> Action | None:
+        """What Undo undoes: the forget that hid the selected memory, else the last action."""
+        return self.hid_it or self.last
 
     def _enable(self) -> None:
         n, fact, forgetting = len(self.ids), self.fact, self._services.forgetting
@@ -152,7 +176,7 @@ class FactActions(QObject):
         self._show_last()
 
     def _show_last(self) -> None:
-        undo, action = self.actions["undo"], self.last
+        undo, action = self.actions["undo"], self.undoing
         undo.setEnabled(action is not None)
         undo.setText(action.undo_title if action else LABELS["undo"])
         undo.setIconText(LABELS["undo"])
@@ -161,8 +185,8 @@ class FactActions(QObject):
 
     def undo(self) -> None:
         """Edit ▸ Undo (Ctrl+Z): undo the action the menu names."""
-        if self.last is not None:
-            self.undo_op(self.last.op)
+        if self.undoing is not None:
+            self.undo_op(self.undoing.op)
 
     def undo_op(self, op: str) -> None:
         journal = self.journal

@@ -88,6 +88,14 @@ class MemoryTable(QTableView):
         """The column headers (the name a tree view gives them)."""
         return self.horizontalHeader()
 
+    def selectionCommand(self, index: QModelIndex | QPersistentModelIndex,  # noqa: N802 (Qt's name)
+                         event: QEvent | None = None) -> QItemSelectionModel.SelectionFlag:
+        """A row chosen by the program (no key or click: ``setCurrentIndex``) is selected alone, whatever
+        keys the application last saw held; clicks and keys extend the selection as usual."""
+        if event is None:
+            return QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+        return super().selectionCommand(index, event)
+
 
 def _runs(rows: list[int]) -> list[tuple[int, int]]:
     """Sorted rows as runs of consecutive ones: [1, 2, 3, 7] -> [(1, 3), (7, 7)]."""
