@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QMessageBox
 
 from vodou_desktop.errors import NotFound
+from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.ui.browser.window import MemoryBrowser
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault import query as q
@@ -72,6 +73,19 @@ def test_correct_in_place_keeps_the_id_the_row_and_the_selection(qtbot, governed
     tab.fact_actions.bar.undo_button.click()  # the bar's Undo: the earlier text back, same id
     qtbot.waitUntil(lambda: shown_fact(browser) is not None and shown_fact(browser).text == DARK)
     assert shown_fact(browser).id == seeded[DARK]
+
+
+def test_a_correction_being_typed_survives_the_list_read_again(qtbot, governed, seeded):
+    browser = open_browser(qtbot, governed)
+    tab = browser.memories
+    select(qtbot, browser, DARK)
+    tab.fact_actions["correct"].trigger()
+    tab.details.editor.setPlainText("Prefers dark mode, half typed")
+    remember(governed.runtime.vault, "Written meanwhile by a capture", Origin("cli"))  # the vault changes
+    qtbot.waitUntil(lambda: len(shown_texts(browser)) == 6)
+    qtbot.wait(200)
+    assert not tab.details.editing.isHidden() and tab.details.editor.toPlainText() == "Prefers dark mode, half typed"
+    assert tab.selected_ids() == [seeded[DARK]]
 
 
 def test_pin_and_unpin_change_the_tier(qtbot, governed, seeded):

@@ -273,8 +273,10 @@ class DetailPane(QWidget):
         self.save_button.setEnabled(False)  # one save at a time
         self.save_wanted.emit(self._editing_id, text)
 
-    def show_empty(self, text: str = "Select a memory to see where it came from.") -> None:
-        self.stop_editing()
+    def show_empty(self, text: str = "Select a memory to see where it came from.", *,
+                   keep_editing: bool = False) -> None:
+        if not keep_editing:
+            self.stop_editing()
         self.details = None
         self._set_title("")
         self.provenance.setText("")

@@ -440,8 +440,8 @@ class MemoriesTab(QWidget):
             self.selection_changed.emit(None)
             return
         result = rows.get(ids[0]) if ids else None
-        if result is None:
-            self.details.show_empty()
+        if result is None:  # its row not read yet (or nothing selected)
+            self.details.show_empty(keep_editing=bool(ids))
             self.selection_changed.emit(None)
             if not ids:
                 self.fact_actions.set_fact(None)
