@@ -109,6 +109,8 @@ class Importer:
         self.dialog: JobProgressDialog | None = None
         self.last_summary = ""
         self.last_report: ImportReport | VodouImportReport | None = None
+        # told how an import ended and its undo journal entry (the memory browser's undo bar)
+        self.on_finished: Callable[[str, str | None], None] | None = None
 
     def choose_and_start(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self._parent, "Import a ChatGPT, Claude or Vodou export",
@@ -140,7 +142,10 @@ class Importer:
     def _finished(self, result: tuple[ImportReport | VodouImportReport, bool]) -> None:
         self.last_report = result[0]
         self.last_summary = summary(*result)
-        self._services.messages.info(self.last_summary)
+        if self.on_finished is not None:
+            self.on_finished(self.last_summary, result[0].op)
+        else:
+            self._services.messages.info(self.last_summary)
 
     def _failed(self, text: str) -> None:
         self.last_summary = f"Not imported: {text}"

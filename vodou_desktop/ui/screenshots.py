@@ -76,7 +76,8 @@ from vodou_desktop.ui.tray import (  # noqa: E402
 )
 from vodou_desktop.ui.vault_swap import VaultSwap  # noqa: E402
 from vodou_desktop.ui.welcome import WelcomeWindow  # noqa: E402
-from vodou_desktop.vault import Vault  # noqa: E402
+from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault  # noqa: E402
+from vodou_desktop.vault.query import project_counts  # noqa: E402
 
 PAGE = "https://en.wikipedia.org/wiki/Heron"
 # What the temporary profile's folders read as in the pictures: where they are for a person on Linux.
@@ -193,6 +194,9 @@ SHOWN_EXTENSION = "/home/you/.local/lib/vodou/extension"  # where the extension 
 SCALE_SHOTS = tuple(f"vault-20k-{w}x{h}-{p}.png" for p in ("light", "dark") for w, h in SCALE_SIZES) + (
     "vault-20k-search-light.png", "vault-20k-end-light.png", "settings-1366x768-light.png",
     "settings-1366x768-dark.png")
+BULK_SIZES = (*SCALE_SIZES, SCREEN)  # the bulk selection and the project scope, at each window size
+BULK_SHOTS = tuple(f"vault-20k-{kind}-{w}x{h}-light.png" for kind in ("bulk", "scope") for w, h in BULK_SIZES)
+SCALE_SHOTS += BULK_SHOTS
 CHECKS = "gallery-checks.json"
 
 
@@ -209,6 +213,8 @@ def dark_palette() -> QPalette:
     faint = QColor("#e6e6e6")
     faint.setAlpha(128)
     palette.setColor(QPalette.ColorRole.PlaceholderText, faint)
+    for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText):
+        palette.setColor(QPalette.ColorGroup.Disabled, role, QColor("#8a8a8a"))  # greyed, as a theme has it
     return palette
 
 
@@ -330,6 +336,56 @@ def _scale_ends(browser: MemoryBrowser, services: Services, outdir: Path, checks
                         "memory_share": round(memory_share(browser), 3)}
 
 
+def _filter_checks(browser: MemoryBrowser) -> dict[str, Any]:
+    """The filter bar as drawn: labels cut, and the site and tool fields' room against their words."""
+    filters = browser.memories.filters
+    room = {f.accessibleName(): f.width() - f.fontMetrics().horizontalAdvance(f.placeholderText())
+            for f in (filters.host, filters.tool)}
+    return {"cut_labels": [w.text() for w in filters.findChildren(QLabel) if w.isVisibleTo(browser) and label_cut(w)],
+            "field_room": room, "inside": browser.rect().contains(QRect(filters.mapTo(browser, QPoint(0, 0)),
+                                                                         filters.size()))}
+
+
+def _bulk_shots(services: Services, outdir: Path, checks: dict[str, Any]) -> list[QWidget]:
+    """At each window size: 50 memories selected and pinned as one action (the undo bar over the list,
+    the count in the status bar), then undone; and one project alone, its count exact."""
+    return [_bulk_at(services, size, outdir, checks) for size in BULK_SIZES]
+
+
+def _bulk_at(services: Services, size: tuple[int, int], outdir: Path, checks: dict[str, Any]) -> MemoryBrowser:
+    browser = app_browser(services)
+    browser.resize(*size)
+    browser.show()
+    tab, model = browser.memories, browser.memories.model
+    bar, actions = tab.fact_actions.bar, tab.fact_actions
+    wait_for(lambda: model.listing.complete and model.result_at(0) is not None and tab.vault_total > 0)
+    tab.select_rows(0, 49)
+    actions["pin"].trigger()
+    wait_for(lambda: bar.isVisible() and actions.last is not None and actions.last.title == "Pin 50 memories"
+             and len(tab.selected_ids()) == 50)
+    settle(services, 500)
+    name = f"vault-20k-bulk-{size[0]}x{size[1]}-light.png"
+    grab(browser, outdir / name)
+    checks[name] = {"status": browser.count_label.text(), "bar": bar.text.text(), "undo": actions["undo"].text(),
+                    "selected": len(tab.selected_ids()), "memory_share": round(memory_share(browser), 3),
+                    **_filter_checks(browser)}
+    actions.undo()
+    wait_for(lambda: bar.text.text().startswith("Undid"))
+    bar.hide()
+    counts = services.runtime.vault.read(lambda c: project_counts(c, FactFilter(project=ALL_PROJECTS)))
+    tab.filters.choose_project("garden")
+    own = counts.count("garden")
+    wait_for(lambda: model.listing.complete and model.total == own and model.result_at(0) is not None)
+    settle(services, 500)
+    browser.statusBar().clearMessage()  # the count, not the last message
+    name = f"vault-20k-scope-{size[0]}x{size[1]}-light.png"
+    grab(browser, outdir / name)
+    checks[name] = {"status": browser.count_label.text(), "rows": model.total, "own": own,
+                    "project": tab.filters.project.currentText(), "scope": tab.filters.scope.currentText(),
+                    **_filter_checks(browser)}
+    return browser
+
+
 def _scale_settings(services: Services, outdir: Path, name: str, checks: dict[str, Any]) -> SettingsDialog:
     """Settings as the app opens it, drawn in the middle of a 1366×768 screen."""
     settings = settings_for_screenshot(services)
@@ -387,7 +443,7 @@ def render_scale(outdir: Path) -> list[Path]:
         index = VectorIndex(vault)
         search = SearchService(vault, embedder, index)
         runtime = Runtime(config.Settings(), vault, embedder, index, search)
-        services = Services.build(runtime, sites=SiteModes(vault))
+        services = Services.build(runtime, sites=SiteModes(vault), forgetting=Forgetting(vault))
         try:
             for name, palette in (("light", light), ("dark", dark_palette())):
                 app.setPalette(palette)
@@ -399,6 +455,9 @@ def render_scale(outdir: Path) -> list[Path]:
                     _scale_ends(keep[0], services, outdir, checks)
                 keep += _fit_checks(services, name, checks)
                 keep.append(_scale_settings(services, outdir, f"settings-1366x768-{name}.png", checks))
+            app.setPalette(light)
+            apply_readable_palette(app)
+            keep += _bulk_shots(services, outdir, checks)
             for widget in keep:
                 widget.close()
                 widget.deleteLater()

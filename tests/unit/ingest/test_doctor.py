@@ -20,7 +20,8 @@ from vodou_desktop.vault.facts import insert_fact
 from vodou_desktop.vault.sources import stamp_source
 
 NAMES = ["integrity", "fts_integrity", "embeddings_missing", "embeddings_other_model", "encryption",
-         "backup_age", "latest_backup", "sources_without_url", "mixed_batch_tags", "memories_without_message", "resources"]
+         "backup_age", "latest_backup", "sources_without_url", "mixed_batch_tags", "memories_without_message",
+         "resources"]
 
 
 @pytest.fixture

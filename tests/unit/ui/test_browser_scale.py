@@ -104,15 +104,19 @@ def test_filter_by_a_project_chosen_from_the_list(qtbot, big_services):
     qtbot.waitUntil(lambda: len(filters.projects()) == 6, timeout=20_000)
     vault = big_services.runtime.vault
     own = vault.read(lambda c: q.count_facts_by_project(c, FactFilter(project=ALL_PROJECTS)))
+    alone = vault.read(lambda c: q.count_facts(c, FactFilter(project=None)))
     shown = [filters.project.itemText(i) for i in range(filters.project.count())]
-    assert shown == ["All projects", "Global only", *(f"{name} ({own[name]:,})" for name in sorted(own))]
+    assert shown == ["All projects", f"Global only ({alone:,})", *(f"{name} ({own[name]:,})" for name in sorted(own))]
     filters.project.setFocus()
     filters.project.showPopup()  # chosen from the list, as a person does
     view = filters.project.view()
     view.setCurrentIndex(filters.project.model().index(filters.project.findData("garden"), 0))
     qtbot.keyClick(view, Qt.Key.Key_Return)
+    # only this project first: the list holds the count its name says
+    qtbot.waitUntil(lambda: browser.count_label.text() == f"{own['garden']:,} of {BIG:,} shown", timeout=20_000)
+    filters.scope.setCurrentIndex(1)  # this project + global
     with_global = vault.read(lambda c: q.count_facts(c, FactFilter(project="garden")))
-    qtbot.waitUntil(lambda: browser.count_label.text() == f"{with_global:,} memories", timeout=20_000)
+    qtbot.waitUntil(lambda: browser.count_label.text() == f"{with_global:,} of {BIG:,} shown", timeout=20_000)
     assert with_global > own["garden"]  # its memories and the global ones
     scroll_to_end(qtbot, browser)
     assert {model.result_at(r).fact.project for r in range(model.rowCount()) if model.result_at(r)} == {"garden", None}

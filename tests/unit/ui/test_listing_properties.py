@@ -21,6 +21,7 @@ from vodou_desktop.ui.browser.results_model import PAGE, Listing, ResultsModel
 from vodou_desktop.ui.browser.window import MemoryBrowser
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault
 from vodou_desktop.vault import query as q
+from vodou_desktop.vault.query import ProjectCounts, Scope
 
 QT = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 ids_lists = st.lists(st.integers(1, 60), min_size=0, max_size=25, unique=True)
@@ -87,17 +88,22 @@ counts = st.dictionaries(names, st.integers(1, 5000), min_size=1, max_size=8)
 @given(before=counts, after=counts, pick=st.integers(0, 100))
 def test_set_projects_keeps_the_chosen_project_when_counts_are_read_again(qtbot, before, after, pick):
     bar = FilterBar()
-    bar.set_projects(before)
+    bar.set_projects(ProjectCounts(before, 7))
     chosen = sorted(before)[pick % len(before)]
-    assert bar.choose_project(chosen) and bar.current_filter().project == chosen
+    scope = Scope.PROJECT_AND_GLOBAL if pick % 2 else Scope.PROJECT_ONLY
+    assert bar.choose_project(chosen, scope) and bar.current_filter().project == chosen
+    assert bar.current_filter().global_too == (scope is Scope.PROJECT_AND_GLOBAL)
     told: list[bool] = []
     bar.changed.connect(lambda: told.append(True))
     kept = dict(after)
     kept[chosen] = before[chosen] + 1  # the same project, another count, new names around it
-    bar.set_projects(kept)
+    bar.set_projects(ProjectCounts(kept, 9))
     assert bar.current_filter().project == chosen and told == []
+    assert bar.current_filter().global_too == (scope is Scope.PROJECT_AND_GLOBAL)  # its scope kept too
+    assert bar.shown_count() == kept[chosen] + (9 if scope is Scope.PROJECT_AND_GLOBAL else 0)
     assert sorted(bar.projects()) == sorted(kept)
-    bar.set_projects({k: v for k, v in kept.items() if k != chosen} or {"zzzzz": 1})  # now it is gone
+    gone = {k: v for k, v in kept.items() if k != chosen} or {"zzzzz": 1}
+    bar.set_projects(ProjectCounts(gone, 9))  # now it is gone
     assert bar.current_filter().project == ALL_PROJECTS and told == [True]
 
 
@@ -105,12 +111,13 @@ def test_set_projects_keeps_the_chosen_project_when_counts_are_read_again(qtbot,
 @given(before=counts, after=counts)
 def test_set_projects_keeps_global_only_and_all_projects(qtbot, before, after):
     bar = FilterBar()
-    bar.set_projects(before)
-    bar.project.setCurrentIndex(bar.project.findText(GLOBAL_ONLY_LABEL))
-    bar.set_projects(after)
+    bar.set_projects(ProjectCounts(before, 3))
+    bar.project.setCurrentIndex(bar.project.findText(f"{GLOBAL_ONLY_LABEL} (3)"))
+    bar.set_projects(ProjectCounts(after, 4))
     assert bar.current_filter().project is None  # global memories only
+    assert bar.project.currentText() == f"{GLOBAL_ONLY_LABEL} (4)" and bar.shown_count() == 4
     bar.project.setCurrentIndex(0)
-    bar.set_projects(before)
+    bar.set_projects(ProjectCounts(before, 3))
     assert bar.current_filter().project == ALL_PROJECTS
 
 

@@ -13,6 +13,7 @@ from vodou_desktop.ingest.remember import Origin, correct, remember
 from vodou_desktop.ui.browser.results_model import ResultsModel
 from vodou_desktop.ui.browser.window import DEFAULT_SIZE, MemoryBrowser
 from vodou_desktop.ui.screenshots import cut_width, elided_cells, memory_share
+from vodou_desktop.vault.query import Scope
 from vodou_desktop.words import LIST_KINDS, kind_words
 
 
@@ -43,13 +44,20 @@ def test_filters_change_the_results(qtbot, services, seeded):
     tab.filters.host.setText("rust-lang.org")
     qtbot.waitUntil(lambda: shown_texts(browser) == ["Rust borrow checker notes: lifetimes elide in simple cases"])
     tab.filters.host.clear()
-    tab.filters.project.setCurrentText("Global only")
+    tab.filters.choose_global_only()
     qtbot.waitUntil(lambda: len(shown_texts(browser)) == 3)
     assert all(r.fact.project is None for r in tab.model.results)
-    qtbot.waitUntil(lambda: tab.filters.choose_project("infra"))
+    assert tab.filters.project.currentText() == "Global only (3)"
+    qtbot.waitUntil(lambda: tab.filters.choose_project("infra"))  # only this project: the count its name says
+    qtbot.waitUntil(lambda: shown_texts(browser) == ["The staging database password rotates every Monday"])
+    assert tab.filters.project.currentText() == "infra (1)" and tab.filters.scope.currentText() == \
+        "Only this project (1)"
+    tab.filters.scope.setCurrentIndex(tab.filters.scope.findData(Scope.PROJECT_AND_GLOBAL))
     qtbot.waitUntil(lambda: len(shown_texts(browser)) == 4)  # infra + the global ones, never "web"
     assert "Use pnpm, not npm, in the web repository" not in shown_texts(browser)
-    tab.filters.project.setCurrentText("All projects")
+    assert tab.filters.scope.currentText() == "This project + global (4)"
+    tab.filters.choose_all()
+    assert not tab.filters.scope.isEnabled()
     tab.filters.kind.setCurrentText("preference")
     qtbot.waitUntil(lambda: shown_texts(browser) == ["Prefers dark mode in every editor"])
 
@@ -183,7 +191,8 @@ def test_details_show_a_real_fact_group_with_its_canonical(qtbot, services, mode
     _select(qtbot, browser, "The office moved to Lyon in March.")
     details = browser.memories.details
     assert [f.id for f in details.details.group] == [kept]
-    assert "<p><b>Same fact group</b></p><ul><li>The office moved to Lyon in March (canonical)</li></ul>" \
+    assert "<p><b>Near-duplicates of this memory</b></p><ul><li>The office moved to Lyon in March (the one ranked " \
+        "first)</li></ul>" \
         in details.text()
     _select(qtbot, browser, "The office moved to Lyon in March")
     assert [f.id for f in details.details.group] == [copy]

@@ -19,6 +19,7 @@ from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.ui import screenshots
 from vodou_desktop.ui.screenshots import (
     BROWSER_SIZE,
+    BULK_SIZES,
     CHECKS,
     ICON_PANELS,
     SCALE_MEMORIES,
@@ -166,6 +167,26 @@ def test_scrolling_to_the_end_reaches_the_oldest_and_a_search_states_its_total(c
     search = checks["search"]
     assert search["status"] == f"{SCALE_MEMORIES // 10:,} memories match" and search["rows"] > 100
     assert search["memory_share"] >= 0.45
+
+
+@pytest.mark.parametrize("size", BULK_SIZES)
+def test_bulk_selection_and_one_project_alone_at_every_window_size(checks, gallery, size):
+    """Issue 35: 50 rows pinned as one action (the bar over the list, Undo naming it, the count in the
+    status bar) and one project alone listing exactly its own count; the filter bar whole."""
+    w, h = size
+    bulk, scope = checks[f"vault-20k-bulk-{w}x{h}-light.png"], checks[f"vault-20k-scope-{w}x{h}-light.png"]
+    assert bulk["status"] == f"{SCALE_MEMORIES:,} memories · 50 selected" and bulk["selected"] == 50
+    assert bulk["bar"] == "Pinned 50 memories." and bulk["undo"] == "Undo Pin 50 memories"
+    assert bulk["memory_share"] >= 0.45
+    assert scope["rows"] == scope["own"] and scope["status"] == f"{scope['own']:,} of {SCALE_MEMORIES:,} shown"
+    own = f"{scope['own']:,}"
+    assert scope["project"] == f"garden ({own})" and scope["scope"] == f"Only this project ({own})"
+    for shot in (bulk, scope):
+        assert shot["cut_labels"] == [] and shot["inside"]
+        assert min(shot["field_room"].values()) >= 0  # the site and tool fields show their words whole
+    for name in (f"vault-20k-bulk-{w}x{h}-light.png", f"vault-20k-scope-{w}x{h}-light.png"):
+        image = QImage(str(gallery / name))
+        assert (image.width(), image.height()) == size, name
 
 
 @pytest.mark.parametrize("palette", ["light", "dark"])

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QPlainTextEdit,
     QTabWidget,
+    QTextEdit,
     QWidget,
 )
 
@@ -36,6 +37,7 @@ from vodou_desktop import resources
 from vodou_desktop.governance.approvals import Turn
 from vodou_desktop.governance.opm import OperatorMemory
 from vodou_desktop.ingest.remember import Origin, remember, save_document
+from vodou_desktop.ui.browser.move_dialog import MoveDialog
 from vodou_desktop.ui.forget_dialog import ForgetSiteDialog
 from vodou_desktop.ui.pair_dialog import PairDialog
 from vodou_desktop.ui.settings_dialog import SettingsDialog
@@ -52,6 +54,7 @@ LEFTOVERS = {
     "n of ceiling": (r"^\w[\w ]* — \d+ of \d+$", "“Preferences — 1 note (at most 12)”"),
     "kept in memory": (r"\bkept in (this process's )?memory\b", "“It is not saved: it ends when you quit Vodou”"),
     "extension id": (r"\(extension [a-p]{3,}", "the browser's name alone (the id is in the tooltip)"),
+    "fact group": (r"\bfact group\b|\(canonical\)", "“Near-duplicates of this memory”, “(the one ranked first)”"),
 }
 
 
@@ -98,6 +101,8 @@ def widget_texts(top: QWidget) -> list[str]:
             texts += [widget.placeholderText(), widget.text()]
         elif isinstance(widget, QPlainTextEdit):
             texts.append(widget.placeholderText())
+        elif isinstance(widget, QTextEdit):  # the details pane's body: the memory, its history, its group
+            texts += [widget.placeholderText(), widget.toPlainText()]
         elif isinstance(widget, QComboBox):
             texts += [widget.itemText(i) for i in range(widget.count())]
         elif isinstance(widget, QGroupBox):
@@ -169,8 +174,13 @@ def every_window(qtbot, desktop):  # noqa: F811
     qtbot.addWidget(paired)
     paired.paired({"extensionId": EXT, "browser": "Chromium"})
     qtbot.waitUntil(lambda: desktop.services.ops.pending == 0 and forget.step == "confirm", timeout=5000)
-    windows += [settings, forget, paired, *desktop.commands._dialogs]
+    move = MoveDialog(2, ["birds", "web"], "birds")
+    qtbot.addWidget(move)
+    windows += [settings, forget, paired, move, *desktop.commands._dialogs]
     windows += [w for w in QApplication.topLevelWidgets() if w.isVisible() and w not in windows]
+    memories = desktop.browser.memories
+    memories.view.setCurrentIndex(memories.model.index(0, 0))  # the details pane shows a memory
+    qtbot.waitUntil(lambda: memories.details.details is not None, timeout=5000)
     texts: list[str] = []
     for tab in range(desktop.browser.tabs.count()):  # each tab drawn once, its contents read
         desktop.browser.tabs.setCurrentIndex(tab)
@@ -193,7 +203,8 @@ def test_the_reading_reaches_every_window(every_window):
     """The enumeration reads what it must, so a leftover there would be seen."""
     said = "\n".join(every_window["app"])
     for expected in ("Operator memory", "Approvals", "AI tools", "Quick access", "Add memory…", "Search…",
-                     "Renew", "Paired with Chromium.", "Forget 2 memories", "Library pages", "Herons hunt"):
+                     "Renew", "Paired with Chromium.", "Forget 2 memories", "Library pages", "Herons hunt",
+                     "A new project named:", "Only this project", "Export selected…", "<i>Saved</i>"):
         assert expected in said, expected
     assert "Add a memory" in every_window["extension"] and len(every_window["extension"]) > 50
 
@@ -231,6 +242,7 @@ def test_the_kind_filter_can_choose_every_kind_the_list_shows(every_window):
     ("tier", "T&ier"), ("tier", "Any tier"), ("reauthorize", "Reauthorize"), ("n of ceiling", "Preferences — 1 of 12"),
     ("kept in memory", "It is kept in memory only, not saved"),
     ("extension id", "Paired with Chromium (extension abcdef…)"),
+    ("fact group", "Same fact group"), ("fact group", "The office moved to Lyon (canonical)"),
 ])
 def test_each_check_finds_the_phrase_it_was_written_for(leftover, said):
     assert leftovers_in(said, leftover)

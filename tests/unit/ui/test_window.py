@@ -39,8 +39,8 @@ def test_menu_bar_has_file_edit_view_help(qtbot, services, seeded):
     assert bar == ["&File", "&Edit", "&View", "&Tools", "&Help"]
     assert titles(browser.menus["file"]) == ["Add memory…", "Import…", "Back up…", "Restore…", "Export…",
                                              "Pair browser extension…", "Settings…", "Quit Vodou"]
-    assert titles(browser.menus["edit"]) == ["Correct…", "Pin", "Move to project…", "Forget", "Undo forget",
-                                             "Erase…", "Link to page…"]
+    assert titles(browser.menus["edit"]) == ["Undo", "Correct…", "Pin", "Move to project…", "Forget",
+                                             "Erase…", "Export selected…", "Link to page…"]
     assert titles(browser.menus["help"]) == ["Welcome and setup…", "Keyboard shortcuts", "About Vodou"]
     for name in ("backup", "restore", "export"):
         assert not browser.actions[name].isEnabled() and browser.actions[name].toolTip() == NOT_YET
@@ -130,14 +130,12 @@ def test_memories_tab_by_keyboard_alone(qtbot, governed, seeded):
     assert QApplication.focusWidget() is tab.view
     qtbot.waitUntil(lambda: tab.details.details is not None)
     qtbot.keyClick(tab.view, Qt.Key.Key_F2)
-    prompt = tab.fact_actions.prompt
-    qtbot.waitUntil(lambda: prompt is not None and prompt.isVisible())
-    qtbot.keyClick(prompt.editor, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
-    qtbot.keyClicks(prompt.editor, "Use pnpm everywhere")
-    qtbot.keyClick(prompt.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(lambda: not prompt.isVisible())
-    browser.activateWindow()  # what the window manager does when a dialog closes (offscreen has none)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is browser)
+    editor = tab.details.editor
+    qtbot.waitUntil(lambda: editor.isVisible() and QApplication.focusWidget() is editor)
+    qtbot.keyClick(editor, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(editor, "Use pnpm everywhere")
+    qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: not editor.isVisible())
     qtbot.keyClick(tab.search_box, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
     qtbot.keyClicks(tab.search_box, "everywhere")
     qtbot.waitUntil(lambda: texts(browser) == ["Use pnpm everywhere"])

@@ -1,4 +1,5 @@
-"""The detail pane: one memory with its provenance, ages, revision history and fact group.
+"""The detail pane: one memory with its provenance, ages, revision history and near-duplicates,
+and the edit field that corrects it in place (Correct…, F2: the memory keeps its id and its row).
 
 Everything shown is loaded by an op off the GUI thread (``load_details``); superseded revisions
 are labelled "never recalled" because search and recall never return a superseded fact.
@@ -9,13 +10,25 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontMetrics, QResizeEvent
-from PySide6.QtWidgets import QLabel, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from vodou_desktop.errors import NotFound
 from vodou_desktop.governance.ages import format_age
 from vodou_desktop.ui.browser.results_model import fact_age
+from vodou_desktop.ui.prompts import submit_on_ctrl_enter
+from vodou_desktop.ui.style import problem_label
 from vodou_desktop.vault import ALL_PROJECTS, Fact, FactFilter, Vault
 from vodou_desktop.vault import query as q
 from vodou_desktop.vault.records import SourceMessage
@@ -123,12 +136,13 @@ def details_html(details: FactDetails, why: str = "") -> str:
     if fact.page_url and fact.page_url != fact.source_url:
         parts.append(f"<p>Linked to page ({esc(fact.page_set_by or '')}): {_link(fact.page_url)}</p>")
     if len(details.revisions) > 1:
-        parts.append("<p><b>Revision history</b></p><ol>" + "".join(
+        parts.append("<p><b>History</b> (earlier texts are kept here, never recalled)</p><ol>" + "".join(
             f"<li>{_revision_line(r, fact, details.revisions[i - 1] if i else None)}</li>"
             for i, r in enumerate(details.revisions)) + "</ol>")
     if details.group:
-        parts.append("<p><b>Same fact group</b></p><ul>" + "".join(
-            f"<li>{esc(g.text)}{' (canonical)' if g.is_canonical else ''}</li>" for g in details.group) + "</ul>")
+        parts.append("<p><b>Near-duplicates of this memory</b></p><ul>" + "".join(
+            f"<li>{esc(g.text)}{' (the one ranked first)' if g.is_canonical else ''}</li>"
+            for g in details.group) + "</ul>")
     if details.message is not None:
         parts.append(message_html(fact, details.message))
     if details.conversation:
@@ -170,7 +184,7 @@ def title_of(text: str) -> str:
 
 def _state(fact: Fact) -> str:
     if fact.forgotten:
-        how = "Undo forget brings it back" if (fact.invalidated_by or "").startswith("op-") else "hidden"
+        how = "Edit ▸ Undo brings it back" if (fact.invalidated_by or "").startswith("op-") else "hidden"
         return f"Forgotten {format_age(fact.invalid_at, 'instant')} ({how})"  # never the operation's raw id
     if fact.superseded_by:
         return "Superseded — never recalled"
@@ -193,12 +207,36 @@ def _link(url: str) -> str:
 
 
 class DetailPane(QWidget):
-    """Title (at most two lines), provenance (always visible), and the rest in a scrolling area."""
+    """Title (at most two lines), provenance (always visible), the edit field while correcting, and
+    the rest in a scrolling area."""
 
     TITLE_LINES = 2
+    save_wanted = Signal(int, str)  # the memory's id, its corrected text
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.editor = QPlainTextEdit()
+        self.editor.setAccessibleName("Corrected text")
+        self.editor.setTabChangesFocus(True)
+        submit_on_ctrl_enter(self.editor, self._save)
+        self.save_button = QPushButton("Save")
+        self.save_button.setToolTip("Save the corrected text (Ctrl+Enter); the memory keeps its id and the "
+                                    "earlier text stays in its history, never recalled")
+        self.cancel_button = QPushButton("Cancel")
+        self.edit_problem = problem_label()
+        self.editing = QWidget(visible=False)
+        edit_layout = QVBoxLayout(self.editing)
+        edit_layout.setContentsMargins(0, 0, 0, 0)
+        edit_layout.addWidget(self.editor)
+        edit_layout.addWidget(self.edit_problem)
+        edit_buttons = QHBoxLayout()
+        edit_buttons.addStretch(1)
+        edit_buttons.addWidget(self.cancel_button)
+        edit_buttons.addWidget(self.save_button)
+        edit_layout.addLayout(edit_buttons)
+        self.save_button.clicked.connect(self._save)
+        self.cancel_button.clicked.connect(self.stop_editing)
+        self._editing_id: int | None = None
         self.title = QLabel(wordWrap=True, textFormat=Qt.TextFormat.PlainText)
         self.title.setStyleSheet("font-size: 13pt; font-weight: 600")
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
@@ -223,6 +261,7 @@ class DetailPane(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
         layout.addWidget(self.provenance)
+        layout.addWidget(self.editing)
         layout.addWidget(self.body, 1)
         layout.addWidget(self.ranked)
         layout.addWidget(self.ranking)
@@ -233,7 +272,43 @@ class DetailPane(QWidget):
         self.ranked.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
         self.ranking.setVisible(shown)
 
-    def show_empty(self, text: str = "Select a memory to see where it came from.") -> None:
+    # -- correcting in place -------------------------------------------------------------------
+    def start_editing(self, fact: Fact) -> None:
+        """The edit field with the memory's text, focused (Save or Ctrl+Enter saves, Cancel closes)."""
+        self._editing_id = fact.id
+        self.editor.setPlainText(fact.text)
+        self.edit_problem.clear()
+        self.save_button.setEnabled(True)
+        self.editing.show()
+        self.editor.setFocus()
+
+    def stop_editing(self) -> None:
+        self._editing_id = None
+        self.editing.hide()
+
+    def editing_failed(self, text: str) -> None:
+        self.edit_problem.setText(text)
+        self.save_button.setEnabled(True)
+
+    @property
+    def is_editing(self) -> bool:
+        return self._editing_id is not None
+
+    def _save(self) -> None:
+        text = self.editor.toPlainText()
+        if self._editing_id is None:
+            return
+        if not text.strip():
+            self.edit_problem.setText("Nothing typed yet.")
+            return
+        self.edit_problem.clear()
+        self.save_button.setEnabled(False)  # one save at a time
+        self.save_wanted.emit(self._editing_id, text)
+
+    def show_empty(self, text: str = "Select a memory to see where it came from.", *,
+                   keep_editing: bool = False) -> None:
+        if not keep_editing:
+            self.stop_editing()
         self.details = None
         self._set_title("")
         self.provenance.setText("")
@@ -241,6 +316,8 @@ class DetailPane(QWidget):
         self._set_ranking([])
 
     def show_details(self, details: FactDetails, why: str = "", factors: list[tuple[str, str]] | None = None) -> None:
+        if self._editing_id is not None and self._editing_id != details.fact.id:
+            self.stop_editing()  # another memory is shown: its edit is not this one's
         self.details = details
         self._set_title(title_of(details.fact.text))
         self.provenance.setText(provenance_html(details.fact))

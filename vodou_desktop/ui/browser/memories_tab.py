@@ -1,11 +1,23 @@
-"""The Memories tab: live search box, filters, results with their score explanation, details,
-and the actions on the selected memory (buttons under the details and the results' context menu)."""
+"""The Memories tab: live search box (words, meaning and the operators ``project:``, ``kind:``,
+``site:``, ``after:``, ``before:``), filters, results with their score explanation, details, and the
+actions on the selected memories (buttons under the details, the Edit menu and the results' context
+menu). The list takes an extended selection (Shift, Ctrl, Ctrl+A); every action acts on all of it.
+A selection outlives a refresh of the list; after a removal the next row is selected."""
 
 from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QEvent, QItemSelection, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import (
+    QEvent,
+    QItemSelection,
+    QItemSelectionModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -29,6 +41,7 @@ from vodou_desktop.ui.browser.fact_actions import FactActions
 from vodou_desktop.ui.browser.filters import FilterBar
 from vodou_desktop.ui.browser.results_model import COLUMN_ORDERS, Listing, ResultsModel
 from vodou_desktop.ui.browser.search_controller import Query, SearchController
+from vodou_desktop.ui.ops import failure_words
 from vodou_desktop.ui.services import Services
 from vodou_desktop.vault import ALL_PROJECTS, Fact, FactFilter
 from vodou_desktop.vault import query as q
@@ -47,6 +60,7 @@ PROJECT_CHARS, SOURCE_CHARS = 14, 24
 NARROW_WIDTH = 960  # below this the details go under the list (the default window is 1100 wide)
 META_SHARE = 0.55
 KIND_TEXTS = tuple({kind_words(k) for k in LIST_KINDS})  # what a person adds and pages add
+BUTTONS = tuple(n for n in ACTION_NAMES if n != "export")  # under the details; export is in the menus
 
 
 def cell_padding(view: QTableView) -> int:
@@ -63,7 +77,7 @@ class MemoryTable(QTableView):
         super().__init__(parent, alternatingRowColors=True, showGrid=False, wordWrap=False,
                          tabKeyNavigation=False, cornerButtonEnabled=False)
         self.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.setSelectionMode(QTableView.SelectionMode.ExtendedSelection)
         rows = self.verticalHeader()
         rows.hide()
         rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
@@ -73,6 +87,25 @@ class MemoryTable(QTableView):
     def header(self) -> QHeaderView:
         """The column headers (the name a tree view gives them)."""
         return self.horizontalHeader()
+
+    def selectionCommand(self, index: QModelIndex | QPersistentModelIndex,  # noqa: N802 (Qt's name)
+                         event: QEvent | None = None) -> QItemSelectionModel.SelectionFlag:
+        """A row chosen by the program (no key or click: ``setCurrentIndex``) is selected alone, whatever
+        keys the application last saw held; clicks and keys extend the selection as usual."""
+        if event is None:
+            return QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+        return super().selectionCommand(index, event)
+
+
+def _runs(rows: list[int]) -> list[tuple[int, int]]:
+    """Sorted rows as runs of consecutive ones: [1, 2, 3, 7] -> [(1, 3), (7, 7)]."""
+    runs: list[tuple[int, int]] = []
+    for row in rows:
+        if runs and runs[-1][1] == row - 1:
+            runs[-1] = (runs[-1][0], row)
+        else:
+            runs.append((row, row))
+    return runs
 
 
 class MiddleElide(QStyledItemDelegate):
@@ -84,13 +117,17 @@ class MiddleElide(QStyledItemDelegate):
 
 
 class MemoriesTab(QWidget):
-    selection_changed = Signal(object)  # Fact | None
+    selection_changed = Signal(object)  # Fact | None: the one memory selected
+    selected_count = Signal(int)  # how many rows are selected
     results_shown = Signal(int)
 
     def __init__(self, services: Services, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._services = services
-        self.search_box = QLineEdit(placeholderText="Search your memory (words or meaning)…", clearButtonEnabled=True)
+        self.search_box = QLineEdit(placeholderText="Search your memory (words or meaning; project:, kind:, site:, "
+                                    "after:, before:)…", clearButtonEnabled=True)
+        self.search_box.setToolTip("Words or meaning. Narrow with project:birds (project:birds+global, "
+                                   "project:global), kind:decision, site:example.com, after:2024-05, before:7d")
         self.filters = FilterBar()
         self.model = ResultsModel(self)
         self.view = MemoryTable()
@@ -107,13 +144,15 @@ class MemoriesTab(QWidget):
         self._size_columns()
         self._orders = {False: "newest", True: "relevance"}  # browsing, searching
         self._wanted: list[int] = []
+        self._keep: set[int] = set()  # the selection to restore when the list is read again
+        self.vault_total = 0  # memories in the vault (forgotten ones aside): "1,157 of 20,000 shown"
         self._show_sort_indicator()  # newest first: the Age column's arrow from the start
         self.details = DetailPane()
         self.empty = QLabel(wordWrap=True, visible=False, textFormat=Qt.TextFormat.RichText)
         self.empty.setAccessibleName("Why nothing is shown")
         self.empty.setStyleSheet("padding: 12px; background: palette(alternate-base)")
         self.actions_row = QHBoxLayout()
-        self.fact_actions = FactActions(services, self, follow=self.follow)
+        self.fact_actions = FactActions(services, self, follow=self.follow, after_removal=self._follow_next)
         self._follow: int | None = None
         self.controller = SearchController(services.runtime.search, services.ops, self)
         self._build()
@@ -127,6 +166,9 @@ class MemoriesTab(QWidget):
         self.model.rows_read.connect(self._rows_read)
         self.model.order_changed.connect(self._order_changed)
         self.view.selectionModel().selectionChanged.connect(self._selected)
+        self.fact_actions.editing_wanted.connect(self.details.start_editing)
+        self.fact_actions.corrected.connect(self._corrected)
+        self.details.save_wanted.connect(self._save_correction)
 
     def _build(self) -> None:
         right = QWidget()
@@ -137,7 +179,7 @@ class MemoriesTab(QWidget):
         right_layout.addLayout(second_row)
         self._button_rows = (self.actions_row, second_row)
         self.action_buttons: list[QToolButton] = []
-        for name in ACTION_NAMES:
+        for name in BUTTONS:
             button = QToolButton(toolButtonStyle=Qt.ToolButtonStyle.ToolButtonTextOnly)
             button.setDefaultAction(self.fact_actions[name])
             self.action_buttons.append(button)
@@ -156,6 +198,7 @@ class MemoriesTab(QWidget):
         layout.addWidget(self.search_box)
         layout.addWidget(self.filters)
         layout.addWidget(self.empty)
+        layout.addWidget(self.fact_actions.bar)
         layout.addWidget(self.split, 1)
 
     def _lay_out_for_width(self, width: int, force: bool = False) -> None:
@@ -175,7 +218,7 @@ class MemoriesTab(QWidget):
         for row in self._button_rows:
             row.addStretch(1)
         self.split.setOrientation(wanted)
-        self.split.setSizes([600, 400] if narrow else [730, 370])
+        self.split.setSizes([650, 350] if narrow else [730, 370])  # narrow: the list keeps most rows
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         self._lay_out_for_width(event.size().width())
@@ -268,24 +311,58 @@ class MemoriesTab(QWidget):
     def refresh(self) -> None:
         self.controller.request(self.current_query())
         vault, everything = self._services.runtime.vault, FactFilter(project=ALL_PROJECTS)
-        self._services.ops.run(lambda: vault.read(lambda conn: q.count_facts_by_project(conn, everything)),
+        self._services.ops.run(lambda: vault.read(lambda conn: q.project_counts(conn, everything)),
                                self._projects_read, owner=self)
 
-    def _projects_read(self, counts: dict[str, int]) -> None:
+    def _projects_read(self, counts: q.ProjectCounts) -> None:
+        self.vault_total = counts.total
         self.filters.set_projects(counts)
         self._size_columns()  # the Project column fits the vault's project names
+        if self.model.listing.generation:  # a list is shown: its "of 20,000" changes with the vault
+            self.results_shown.emit(self.model.total)
 
     def selected_fact(self) -> Fact | None:
         result = self.model.result(self.view.currentIndex())
         return result.fact if result else None
 
+    def selected_ids(self) -> list[int]:
+        """The ids of every selected row, in list order (read from the selection's ranges: a
+        Ctrl+A over 20,000 rows costs no index per row)."""
+        ids, rows = self.model.listing.ids, set()
+        for span in self.view.selectionModel().selection():
+            rows.update(range(span.top(), span.bottom() + 1))
+        return [ids[r] for r in sorted(rows) if 0 <= r < len(ids)]
+
+    def select_rows(self, first: int, last: int) -> None:
+        """Select rows ``first`` to ``last`` (as Shift+click does), the first one current."""
+        model, selection = self.model, QItemSelection()
+        selection.select(model.index(first, 0), model.index(last, model.columnCount() - 1))
+        flags = QItemSelectionModel.SelectionFlag
+        self.view.selectionModel().setCurrentIndex(model.index(first, 0), flags.NoUpdate)
+        self.view.selectionModel().select(selection, flags.ClearAndSelect | flags.Rows)
+
     def follow(self, fact_id: int) -> None:
-        """Select ``fact_id`` when it shows up in the results (a correction's new revision)."""
+        """Select ``fact_id`` when it shows up in the results (a memory just added or moved)."""
         self._follow = fact_id
 
+    def _follow_next(self, removed: list[int]) -> None:
+        """``removed`` is about to leave the list: select the row after them then (else the one before)."""
+        ids, gone = self.model.listing.ids, set(removed)
+        rows = [r for r, i in enumerate(ids) if i in gone]
+        if not rows:
+            return
+        after = next((ids[r] for r in range(rows[-1] + 1, len(ids)) if ids[r] not in gone), None)
+        before = next((ids[r] for r in range(rows[0] - 1, -1, -1) if ids[r] not in gone), None)
+        wanted = after if after is not None else before
+        if wanted is not None:
+            self._follow = wanted
+            self._keep = set()
+
     def _show_listing(self, listing: Listing) -> None:
-        keep = self.selected_fact()
-        self._wanted = [i for i in (self._follow, keep.id if keep else None) if i is not None]
+        current = self.model.listing.ids[self.view.currentIndex().row()] \
+            if 0 <= self.view.currentIndex().row() < len(self.model.listing.ids) else None
+        self._keep = set(self.selected_ids()) if self._follow is None else set()
+        self._wanted = [i for i in (self._follow, current) if i is not None]
         self.model.set_listing(listing)
         self._say_why_empty(listing.total)
         self.results_shown.emit(listing.total)
@@ -300,27 +377,36 @@ class MemoriesTab(QWidget):
         self._select_wanted()
 
     def _select_wanted(self) -> bool:
-        """Select the memory being followed (a correction's new revision) or the one selected before
-        the list was read again, when it is in the list."""
-        for fact_id in self._wanted:
-            row = self.model.row_of(fact_id)
-            if row is not None:
-                if fact_id == self._follow:
-                    self._follow = None
-                self._wanted = []
-                self.view.setCurrentIndex(self.model.index(row, 0))
-                self.view.scrollTo(self.model.index(row, 0))
-                return True
-        return False
+        """Select the memory being followed (one just added or moved, the next row after a removal),
+        or the selection there was before the list was read again, for what is still in the list."""
+        if not self._wanted:
+            return False
+        rows = {i: r for r, i in enumerate(self.model.listing.ids)}
+        target = next((i for i in self._wanted if i in rows), None)
+        if target is None:
+            return False
+        if target == self._follow:
+            self._follow = None
+        keep = [rows[i] for i in self._keep if i in rows] if target in self._keep else []
+        self._wanted, self._keep = [], set()
+        model, selection = self.model, QItemSelection()
+        last = model.columnCount() - 1
+        for first, end in _runs(sorted({*keep, rows[target]})):  # one range per run: Ctrl+A is one range
+            selection.select(model.index(first, 0), model.index(end, last))
+        flags = QItemSelectionModel.SelectionFlag
+        self.view.selectionModel().setCurrentIndex(model.index(rows[target], 0), flags.NoUpdate)
+        self.view.selectionModel().select(selection, flags.ClearAndSelect | flags.Rows)
+        self.view.scrollTo(model.index(rows[target], 0))
+        return True
 
     def _read_page(self, generation: int, wanted: tuple[int, list[int]]) -> None:
         page, ids = wanted
         self.controller.read_page(generation, self.model.listing, page, ids, self.model.fill)
 
     def _rows_read(self, first: int, last: int) -> None:
-        """The selected row was drawn before it was read: show its details now."""
-        row = self.view.currentIndex().row()
-        if first <= row <= last and self.details.details is None:
+        """Selected rows were drawn before they were read: show their details (or what they are) now."""
+        spans = self.view.selectionModel().selection()
+        if self.details.details is None and any(s.top() <= last and s.bottom() >= first for s in spans):
             self._selected(QItemSelection(), QItemSelection())
 
     def _say_why_empty(self, total: int) -> None:
@@ -341,22 +427,49 @@ class MemoriesTab(QWidget):
         self.details.show_empty()
         self.fact_actions.set_fact(None)
         self.selection_changed.emit(None)
+        self.selected_count.emit(0)  # after set_fact: the count is read from the actions' selection
 
-    def _selected(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
-        fact = self.selected_fact()
-        if fact is None:
-            self._show_nothing()
+    def _selected(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
+        ids = self.selected_ids()
+        rows = self.model.listing.rows
+        self.fact_actions.set_selection(ids, [r.fact for i in ids if (r := rows.get(i)) is not None])
+        self.selected_count.emit(len(ids))
+        if len(ids) > 1:
+            self.details.show_empty(f"{len(ids):,} memories selected: the actions below, in the Edit menu and "
+                                    "in the list's context menu act on all of them.")
+            self.selection_changed.emit(None)
             return
+        result = rows.get(ids[0]) if ids else None
+        if result is None:  # its row not read yet (or nothing selected)
+            self.details.show_empty(keep_editing=bool(ids))
+            self.selection_changed.emit(None)
+            if not ids:
+                self.fact_actions.set_fact(None)
+            return
+        fact = result.fact
         self.selection_changed.emit(fact)
         self.fact_actions.set_fact(fact)
         vault = self._services.runtime.vault
         self._services.ops.run(lambda: load_details(vault, fact.id), self._details_loaded, owner=self)
 
+    def _save_correction(self, fact_id: int, text: str) -> None:
+        vault_path = self._services.ops.vault_path
+
+        def failed(exc: BaseException) -> None:
+            self.details.editing_failed(failure_words(exc, vault_path))
+            self._services.ops.report(exc)
+
+        self.fact_actions.save_correction(fact_id, text, failed)
+
+    def _corrected(self, fact_id: int) -> None:
+        """The memory keeps its id: the list, read again, keeps it selected in its row."""
+        self.details.stop_editing()
+
     def _details_loaded(self, details: FactDetails) -> None:
-        current = self.selected_fact()
-        if current is not None and current.id == details.fact.id:
-            row = self.view.currentIndex().row()
-            result = self.model.result(self.view.currentIndex())
+        ids = self.selected_ids()
+        if ids == [details.fact.id]:
+            row = self.model.row_of(details.fact.id)
+            result = self.model.result_at(row) if row is not None else None
             factors = score_details(result.factors) if result else []
-            self.details.show_details(details, self.model.why(row), factors)
+            self.details.show_details(details, self.model.why(row) if row is not None else "", factors)
             self.fact_actions.set_fact(details.fact)

@@ -34,8 +34,13 @@ def build_menu_bar(window: QMainWindow, actions: ActionRegistry, memory_actions:
     menus = {name: bar.addMenu(title) for name, title in
              (("file", "&File"), ("edit", "&Edit"), ("view", "&View"), ("tools", "&Tools"), ("help", "&Help"))}
     _fill(menus["file"], actions, FILE)
-    for action in memory_actions:
+    undo = [a for a in memory_actions if a.objectName() == "fact.undo"]
+    for action in undo:  # Undo first, as in every Edit menu, then what acts on the selection
         menus["edit"].addAction(action)
+        menus["edit"].addSeparator()
+    for action in memory_actions:
+        if action not in undo:
+            menus["edit"].addAction(action)
     for action in view_actions:
         menus["view"].addAction(action)
     _fill(menus["tools"], actions, TOOLS)

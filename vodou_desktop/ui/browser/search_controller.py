@@ -9,7 +9,9 @@ answer overtaken by a newer request is dropped, so results never arrive out of o
 A query's answer reaches every memory it matches (``Listing``): browsing, the first page with the
 total, then every id in the chosen order (sorted in SQL by the vault's query builder); searching,
 the ranking of ``SearchService.search_all`` (its first results are ``search``'s), then every further
-keyword match. Rows are read a page at a time (``read_page``) as the view shows them.
+keyword match; the operators typed in the box (``project:birds``, ``kind:``, ``site:``, ``after:``,
+``before:``) are read there, as ``vodou mem search`` reads them, narrowing the filters, never widening.
+Rows are read a page at a time (``read_page``) as the view shows them.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ def first_listing(search: SearchService, query: Query) -> Listing:
 
 
 def _search_listing(search: SearchService, query: Query) -> Listing:
-    found = search.search_all(query.text, query.filt)
+    found = search.search_all(query.text, query.filt, operators=True)  # the CLI's and MCP's one path
     rows = {r.fact.id: r for r in found.ranked}
     ids = [r.fact.id for r in found.ranked] + [i for i, _ in found.more]
     if query.order != "relevance":

@@ -32,20 +32,24 @@ DEFAULT_SIZE = (1100, 700)
 TAB_WORDS = {"Sites": "site", "Approvals": "approval", "Operator memory": "operator memory"}
 
 
-def memories_count(model: ResultsModel) -> str:
+def memories_count(model: ResultsModel, vault_total: int = 0, selected: int = 0, narrowed: bool = False) -> str:
     """The list's total: "100 of 5,000 memories" while the rest are being listed, then "5,000
-    memories"; a search says how many match; a sort other than the default says so."""
+    memories"; a filter that narrows the list says of how many ("1,157 of 20,000 shown"); a search
+    says how many match; a sort other than the default says so; a selection of several, its count."""
     listed, total = model.rowCount(), model.total
     word = "memory" if total == 1 else "memories"
     if listed < total:
         text = f"{listed:,} of {total:,} {word}"
     elif model.searching:
         text = f"{total:,} {word} match{'es' if total == 1 else ''}"
+    elif narrowed and total < vault_total:
+        text = f"{total:,} of {vault_total:,} shown"
     else:
         text = f"{total:,} {word}"
     default = "relevance" if model.searching else "newest"
     order = model.listing.order
-    return text if order == default else f"{text} · {ORDER_WORDS[order]}"
+    text = text if order == default else f"{text} · {ORDER_WORDS[order]}"
+    return f"{text} · {selected:,} selected" if selected > 1 else text
 
 
 def service_tabs(services: Services) -> list[tuple[str, QWidget]]:
@@ -89,6 +93,7 @@ class MemoryBrowser(QMainWindow):
         self.statusBar().addPermanentWidget(self.busy)
         self.statusBar().addPermanentWidget(self.model_label)
         self.importer = Importer(services, self, projects=self.memories.filters.project_names)
+        self.importer.on_finished = self.memories.fact_actions.imported  # its Undo over the list
         self.dialogs: list[QWidget] = []
         self.menus = build_menu_bar(self, self.actions, self.memories.fact_actions.all(), self._view_actions())
         self._wire_actions()
@@ -100,6 +105,7 @@ class MemoryBrowser(QMainWindow):
         services.events.changed.connect(self._vault_changed)
         self.memories.controller.busy_changed.connect(self.busy.setVisible)
         self.memories.results_shown.connect(lambda _n: self._update_count())
+        self.memories.selected_count.connect(lambda _n: self._update_count())
         self.library.model.modelReset.connect(self._update_count)
         self.tabs.currentChanged.connect(lambda _i: self._update_count())
         self.tabs.currentChanged.connect(lambda _i: self.memories.fact_actions.set_here(
@@ -198,7 +204,8 @@ class MemoryBrowser(QMainWindow):
         """The status bar count belongs to the visible tab."""
         current = self.tabs.currentWidget()
         if current is self.memories:
-            text = memories_count(self.memories.model)
+            tab = self.memories
+            text = memories_count(tab.model, tab.vault_total, len(tab.fact_actions.ids), bool(tab.filters.describe()))
         elif current is self.library:
             text = plural(self.library.model.rowCount(), "Library page")
         else:
