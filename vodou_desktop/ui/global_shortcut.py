@@ -5,9 +5,11 @@ worker thread (the GUI thread never waits on the X server): once for each NumLoc
 ScrollLock state, since X matches modifiers exactly. A key another program holds is refused by the
 server (BadAccess), and Settings says so in words.
 
-Where no program may grab a key (a Wayland session), the desktop's own keyboard settings can run
-``vodou quick``, which shows the running app's quick box through its single-instance socket; the
-Settings page says so, with the command to bind.
+Where no program may grab a key (a Wayland session), the XDG desktop portal's GlobalShortcuts asks
+the desktop for the key (``portal_shortcut``): the desktop confirms it with the person and tells each
+press. Where there is no such portal either, the desktop's own keyboard settings can run ``vodou
+quick``, which shows the running app's quick box through its single-instance socket; the Settings
+page says so, with the command to bind.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from PySide6.QtGui import QGuiApplication
 
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.shortcuts import Shortcut, parse_shortcut
+from vodou_desktop.ui.portal_shortcut import PortalGrab
 
 log = logging.getLogger(__name__)
 BIND_COMMAND = "vodou quick"
@@ -34,7 +37,8 @@ STOP_WAIT_S = 2.0
 @dataclass(frozen=True)
 class ShortcutState:
     """Where the shortcut stands, for Settings and the tray menu: ``active`` (it works from any app),
-    ``taken`` (another program holds it), ``unavailable`` (this desktop allows no grab), ``off``."""
+    ``asking`` (the desktop's portal was asked and has not answered yet), ``taken`` (another program
+    holds it), ``unavailable`` (this desktop allows no grab), ``off``."""
 
     state: str
     text: str  # the shortcut as shown, "" when off
@@ -65,6 +69,8 @@ class GlobalShortcut(QObject):
         super().__init__(parent)
         self.state = ShortcutState("off", "", "No shortcut is set for quick access.")
         self._grab: X11Grab | None = None
+        self._portal: PortalGrab | None = None
+        self.portal_bus = "SESSION"  # the bus the portal is asked on (a test gives its own)
 
     def start(self, text: str) -> ShortcutState:
         """Take ``text`` ("" = none) as the shortcut, letting go of the one held before."""
@@ -76,18 +82,38 @@ class GlobalShortcut(QObject):
         except InvalidInput as exc:
             return self._say(ShortcutState("unavailable", text, str(exc)))
         platform = QGuiApplication.platformName()
+        if platform != "xcb" and wayland_session():
+            return self.start_portal(shortcut)
         if platform != "xcb":
-            why = ("This desktop (Wayland) lets no app take a key for itself." if wayland_session() else
-                   "There is no X11 display here to take a key on.")
+            why = "There is no X11 display here to take a key on."
             return self._say(ShortcutState("unavailable", shortcut.text, unavailable_words(why)))
         self._grab = X11Grab(shortcut, on_press=self.activated.emit, on_state=self._say)
         self._grab.start()
+        return self.state
+
+    def start_portal(self, shortcut: Shortcut) -> ShortcutState:
+        """Ask the desktop's portal for ``shortcut`` (a Wayland session): it answers in a while (the
+        desktop may ask the person first); until then Settings says it is being asked."""
+        self.stop()
+
+        def told(state: str, words: str, trigger: str) -> None:
+            if state == "active":
+                self._say(ShortcutState("active", trigger or shortcut.text, words))
+            else:
+                self._say(ShortcutState("unavailable", shortcut.text, unavailable_words(words)))
+
+        self._portal = PortalGrab(shortcut, on_press=self.activated.emit, on_state=told, bus=self.portal_bus)
+        self._say(ShortcutState("asking", shortcut.text, f"Asking your desktop for {shortcut.text}…"))
+        self._portal.start()
         return self.state
 
     def stop(self) -> None:
         if self._grab is not None:
             self._grab.stop()
             self._grab = None
+        if self._portal is not None:
+            self._portal.stop()
+            self._portal = None
 
     def bring_to_front(self, window_id: int) -> None:
         """Ask the window manager to give ``window_id`` the focus, with the key press's own time: a
