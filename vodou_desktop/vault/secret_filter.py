@@ -80,6 +80,13 @@ EXCLUDED: dict[str, str] = {
 FILTERS = ("is_sequential_string", "is_potential_uuid", "is_likely_id_string", "is_templated_secret",
            "is_prefixed_with_dollar_sign", "is_indirect_reference", "is_not_alphanumeric_string")
 
+# A text can hold a secret only if it has one of these (every pattern of every detector used needs one:
+# a keyword-context detector its keyword, a URL with a password its "://", a private key its header, a
+# token a run of token characters that is not a plain word). A text with none is returned at once,
+# without loading the library (its import is most of a short command's cost); ``might_hold_secret``'s
+# test checks every detector's samples and every memory of the benchmark set against ``find``.
+_HINT = re.compile(r"key|pass|pwd|pw|token|secret|contrase|xox|://|putty|softlayer|cloudant", re.IGNORECASE)
+_RUN = re.compile(r"[A-Za-z0-9_\-+/=.]{11,}")
 _WORDS_ONLY = re.compile(r"[A-Za-z_\- ]+")
 _TOKEN_CHAR = re.compile(r"[A-Za-z0-9_\-+/=]")
 _PEM_BEGIN = re.compile(r"-{3,}\s*BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?\s*-{3,}|PuTTY-User-Key-File-\d")
@@ -133,6 +140,17 @@ class _Detector:
 def warm_up() -> None:
     """Load the detector now (a long-running app calls this from a worker at start)."""
     _Detector.get()
+
+
+def might_hold_secret(text: str) -> bool:
+    """False only for a text no detector used can find anything in (then ``find`` is not needed)."""
+    if _HINT.search(text):
+        return True
+    for match in _RUN.finditer(text):
+        run = match.group()
+        if any(c.isdigit() or c in "_-+/=" for c in run) or any(c.isupper() for c in run[1:]):
+            return True
+    return False
 
 
 def find(text: str) -> list[Found]:
@@ -248,7 +266,7 @@ def _merge(spans: Iterable[Found]) -> list[Found]:
 
 def scrub_text(text: str) -> Scrubbed:
     """``text`` with each secret replaced by ``[secret removed: KIND]``."""
-    if not text:
+    if not text or not might_hold_secret(text):
         return Scrubbed(text, ())
     spans = find(text)
     if not spans:

@@ -224,3 +224,64 @@ def test_a_document_key_across_a_chunk_edge_goes_whole(vault: Vault) -> None:
     joined = "".join(chunks)
     assert doc.secrets_removed == ("Private Key",) and "[secret removed: Private Key]" in joined
     assert not any(line[:16] in joined for line in body_lines(block))
+
+
+# One sample a detector finds, for every pattern of every detector used (built here: none is a real key).
+_HEX64 = "9f" * 32
+DETECTOR_SAMPLES = [
+    "artifactory AKCp5budTFpbypBqQbGJPz3pGCi28pPivfWczqjfYb9drAmd9LbRZbj6UpKFxJXA8ksWGc9fM",
+    "token AP6xxxxxxxxxx9Tq2Lm8Rv4Ns7Wk",
+    "conn AccountKey=" + "lJzRc1YdHaAA2KCNJJ1tkYwF/+mKK6Ygw0NGe170Xu592euJv2wYUtBlV8z+qnlcNQSnIYVTkLWntUO1F8j8rQ==",
+    "https://admin:Zq8rT4pLmX@db.internal.example/app",
+    "cloudant_password='" + "a" * 64 + "'",
+    "https://user:" + _HEX64 + "@acct.cloudant.com",
+    "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+    "ghp_" + "Z8q2Lw5Rt7Yx1Kc4Vb9Nm3Pj6Hd0Fs2Ga8Ue",
+    "glpat-Zq8rT4pLm9xK2vW7yB3nQ",
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "mailchimp " + "0123456789abcdef0123456789abcdef" + "-us12",
+    "//registry.npmjs.org/:_authToken=npm_Zq8rT4pLm9xK2vW7yB3nQ5tR8sU1vW2xY3",
+    "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",
+    "pypi-AgEIcHlwaS5vcmc" + "Zq8rT4pLm9xK2vW7yB3n" * 4,
+    "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",
+    "xoxb-2931042750-1231242512356-Aa8bC7dD6eE5fF4gG3hH2iI1",
+    "https://hooks.slack.com/services/T12345678/B12345678/Zq8rT4pLm9xK2vW7yB3n",
+    "softlayer_api_key = '" + "abcdef0123456789" * 4 + "'",
+    "https://api.softlayer.com/soap/v3/" + "abcdef0123456789" * 4,
+    "sq0csp-" + "Zq8rT4pLm9xK2vW7yB3nQ5tR8sU1vW2xY3zA4bC5dE6",
+    "sk_live_51H8r2KLmN0pQ4rS6tU8vW0xY",
+    "bot 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0",
+    "AC" + "0123456789abcdef0123456789abcdef",
+    "SK" + "0123456789abcdef0123456789abcdef",
+    "AKIAZ7Q4M2LK8XJ3WPRT",
+    "aws_secret_access_key = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8Lk3Rq2v'",
+    'DB_PASSWORD="Tr0ub4dor&3xk"', "contraseña = 'Tr0ub4dor&3xk'", "api_key: 'Zq8rT4pLm9'",
+    "ibm_cloud_iam_api_key = '" + "Zq8rT4pLm9xK2vW7yB3nQ5tR8sU1vW2xY3zA4bC5dE6f" + "'",
+    "ibm_cos_secret_access_key = '" + "abcdef0123456789" * 3 + "'",
+    "PuTTY-User-Key-File-2: ssh-rsa",
+]
+
+
+def test_the_shortcut_never_skips_a_text_a_detector_finds_something_in() -> None:
+    """``might_hold_secret`` lets the filter skip loading the library for a text no detector could
+    match; for a sample of every detector's every pattern, every private key layout, and every memory of
+    the quality set, a text ``find`` finds something in is never skipped."""
+    samples = [*DETECTOR_SAMPLES, *(pem(kind) for kind in ("rsa", "ec", "ed25519"))]
+    found = [s for s in samples if secret_filter.find(f"note: {s} ok")]
+    assert len(found) >= len(samples) - 4, sorted(set(samples) - set(found))  # the samples are real matches
+    rows = [json.loads(line)["text"] for line in (ROOT / "bench/data/quality/memories.jsonl").read_text().splitlines()]
+    for text in [f"note: {s} ok" for s in samples] + rows:
+        assert secret_filter.might_hold_secret(text) or not secret_filter.find(text), text
+    skipped = [t for t in rows if not secret_filter.might_hold_secret(t)]
+    assert len(skipped) > len(rows) // 2  # most plain memories never need the library
+
+
+def test_a_plain_note_is_stored_without_loading_the_library() -> None:
+    import subprocess
+    import sys
+
+    probe = ("import sys; from vodou_desktop.vault.secret_filter import scrub_text;"
+             " r = scrub_text('Ana plays the violin on Saturdays at the community hall.');"
+             " print(r.kinds, 'detect_secrets' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "() False"
