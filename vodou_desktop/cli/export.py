@@ -12,7 +12,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from vodou_desktop.data.export import ExportScope, write_export_file, write_jsonl, write_markdown
 from vodou_desktop.errors import InvalidInput
 from vodou_desktop.governance.edits import Edits
 from vodou_desktop.runtime import Runtime
@@ -56,6 +55,8 @@ def export_format(path: Path | None, chosen: str | None) -> str:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from vodou_desktop.data.export import ExportScope, write_export_file, write_jsonl, write_markdown  # its schema
+
     scope = ExportScope(project=args.project, include_forgotten=args.include_forgotten)
     path = Path(args.path).expanduser() if args.path else None
     fmt = export_format(path, args.format)

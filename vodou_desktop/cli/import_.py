@@ -10,19 +10,22 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vodou_desktop import config
 from vodou_desktop.cli.ids import short_op
 from vodou_desktop.cli.output import print_json
-from vodou_desktop.data.export import import_records, read_jsonl
 from vodou_desktop.errors import InvalidInput
-from vodou_desktop.ingest.distil import ModelDistiller, from_settings
 from vodou_desktop.ingest.exports import FORMATS
-from vodou_desktop.ingest.importer import ImportReport, import_export
-from vodou_desktop.ingest.settle import settle_new_facts
 from vodou_desktop.runtime import Runtime
 from vodou_desktop.vault.secret_filter import removed_note
 from vodou_desktop.words import plural
+
+if TYPE_CHECKING:
+    from vodou_desktop.ingest.distil import ModelDistiller
+    from vodou_desktop.ingest.importer import ImportReport
+# The export's schema (pydantic) and the model client (aiohttp) are imported by the commands that use
+# them: every other `vodou` command starts without them.
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -46,6 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def cmd_import_vodou(args: argparse.Namespace) -> int:
+    from vodou_desktop.data.export import import_records, read_jsonl
+
     checked = read_jsonl(args.file)  # the whole file, before the vault is even opened
     with Runtime.open(args.vault, embedder="none") as rt:
         report = import_records(rt.vault, checked, args.file.name)
@@ -70,6 +75,8 @@ def _progress(done: int, total: int) -> None:
 
 
 def _distiller(args: argparse.Namespace, settings: config.Settings) -> ModelDistiller | None:
+    from vodou_desktop.ingest.distil import ModelDistiller, from_settings
+
     if args.distil == "rules":
         return None
     if args.distil == "model":
@@ -80,6 +87,9 @@ def _distiller(args: argparse.Namespace, settings: config.Settings) -> ModelDist
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from vodou_desktop.ingest.importer import import_export
+    from vodou_desktop.ingest.settle import settle_new_facts
+
     with Runtime.open(args.vault, embedder="none") as rt:
         distil = _distiller(args, rt.settings)
         report = import_export(rt.vault, args.file, args.import_format, progress=_progress, project=args.project,

@@ -205,3 +205,20 @@ def test_the_vodou_command_starts_without_numpy() -> None:
     probe = "import sys, vodou_desktop.__main__; print('numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_mem_add_of_a_plain_note_loads_neither_the_secret_detector_nor_the_export_schema(tmp_path) -> None:
+    """`vodou mem add` is felt: a note that cannot hold a secret never loads detect-secrets (~0.5-0.9 s),
+    and no command but import and export loads the export's schema (pydantic) or the model client."""
+    import os
+    import subprocess
+    import sys
+
+    probe = ("import sys\nfrom vodou_desktop.cli.main import main\ntry:\n"
+             f"    main(['--vault', {str(tmp_path / 'v.sqlite')!r}, 'mem', 'add', 'Ana plays the violin on Saturdays.'])\n"
+             "except SystemExit:\n    pass\n"
+             "print(sorted(m for m in ('detect_secrets', 'pydantic', 'vodou_desktop.ingest.distil',"
+             " 'vodou_desktop.data.export_schema') if m in sys.modules))")
+    env = {**os.environ, "VODOU_EMBEDDER": "none"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
