@@ -230,16 +230,7 @@ class Forgetting:
             if latest is None:
                 raise NotFound("nothing to undo: no forget is waiting to be undone (an erase can never be undone)")
             return latest
-        prefix = given.strip().lower()
-        prefix = prefix if prefix.startswith("op-") else "op-" + prefix
-        if len(prefix) <= len("op-"):
-            raise InvalidInput("name the operation to undo by the first characters of its id, e.g. vodou undo c514")
-        found = self.vault.read(lambda c: r.operations_starting(c, prefix))
-        if not found:
-            raise NotFound(f"no operation {given.strip()!r} in this vault")
-        if len(found) > 1:
-            raise Conflict(f"{given.strip()!r} starts the ids of {len(found)} operations; give more characters")
-        record = found[0]
+        record = operation_named(self.vault, given)
         if record["kind"] in r.ERASE_KINDS:
             raise InvalidInput(f"operation {record['id']} was an erase: erased memories are deleted for good and"
                                " cannot be undone")
@@ -367,3 +358,18 @@ def _tool_name(tool: str) -> str:
     if not isinstance(tool, str) or not tool.strip():
         raise InvalidInput("name the tool whose memories to forget (for example the MCP client's name)")
     return tool.strip()
+
+
+def operation_named(vault: Vault, given: str) -> dict[str, Any]:
+    """The one operation whose id starts with ``given`` (with or without its ``op-``; a few characters
+    are enough when they name one), for ``vodou undo ID`` and the journal; refused in words otherwise."""
+    prefix = given.strip().lower()
+    prefix = prefix if prefix.startswith("op-") else "op-" + prefix
+    if len(prefix) <= len("op-"):
+        raise InvalidInput("name the action to undo by the first characters of its id, e.g. vodou undo c514")
+    found = vault.read(lambda c: r.operations_starting(c, prefix))
+    if not found:
+        raise NotFound(f"no operation {given.strip()!r} in this vault")
+    if len(found) > 1:
+        raise Conflict(f"{given.strip()!r} starts the ids of {len(found)} operations; give more characters")
+    return dict(found[0])

@@ -19,7 +19,7 @@ import apsw
 
 from vodou_desktop.errors import Conflict, InvalidInput, NotFound
 from vodou_desktop.governance.ages import format_age
-from vodou_desktop.governance.forget import Forgetting
+from vodou_desktop.governance.forget import Forgetting, operation_named
 from vodou_desktop.vault import Change, Vault
 from vodou_desktop.vault import journal_store as js
 from vodou_desktop.vault import retraction as r
@@ -113,16 +113,8 @@ class Journal:
             if action is None:
                 raise NotFound("nothing to undo: no action is waiting to be undone (an erase can never be undone)")
             return action
-        prefix = given.strip().lower()
-        prefix = prefix if prefix.startswith("op-") else "op-" + prefix
-        if len(prefix) <= len("op-"):
-            raise InvalidInput("name the action to undo by the first characters of its id, e.g. vodou undo c514")
-        found = self.vault.read(lambda c: r.operations_starting(c, prefix))
-        if not found:
-            raise NotFound(f"no operation {given.strip()!r} in this vault")
-        if len(found) > 1:
-            raise Conflict(f"{given.strip()!r} starts the ids of {len(found)} operations; give more characters")
-        action = self.vault.read(lambda c: _action(c, found[0]))
+        record = operation_named(self.vault, given)
+        action = self.vault.read(lambda c: _action(c, record))
         if action.state == FINAL:
             raise InvalidInput(f"operation {action.op} was an erase: erased memories are deleted for good and"
                                " cannot be undone")

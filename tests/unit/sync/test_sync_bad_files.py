@@ -10,7 +10,7 @@ import os
 import random
 import shutil
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +26,6 @@ from vodou_desktop.vault import sync_store as st
 
 CLI = Origin(kind="cli")
 KEYS = sealing.FolderKeys.from_secret(SECRET)
-
-
-@pytest.fixture
-def trio(tmp_path: Path) -> Iterator[list[Device]]:
-    devices = make_devices(tmp_path, ["laptop", "desktop", "tablet"])
-    connect(devices, random.Random(1))
-    yield devices
-    for d in devices:
-        d.vault.close()
 
 
 def _next_file_of_laptop_at_tablet(trio: list[Device]) -> tuple[Path, dict[str, Any], int]:

@@ -5,26 +5,16 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.unit.sync.support import Device, connect, make_devices, settle, shuttle
+from tests.unit.sync.support import Device, settle, shuttle
 from vodou_desktop.ingest.remember import Origin, remember
 from vodou_desktop.sync import sealing
 from vodou_desktop.sync.folder import SyncFolder
 
 CLI = Origin(kind="cli")
-
-
-@pytest.fixture
-def trio(tmp_path: Path) -> Iterator[list[Device]]:
-    devices = make_devices(tmp_path, ["laptop", "desktop", "tablet"])
-    connect(devices, random.Random(1))
-    yield devices
-    for d in devices:
-        d.vault.close()
 
 
 def texts(device: Device) -> set[str]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import random
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,15 +34,6 @@ from vodou_desktop.sync.folder import SyncFolder
 
 CLI = Origin(kind="cli")
 KEYS = sealing.FolderKeys.from_secret(SECRET)
-
-
-@pytest.fixture
-def trio(tmp_path: Path) -> Iterator[list[Device]]:
-    devices = make_devices(tmp_path, ["laptop", "desktop", "tablet"])
-    connect(devices, random.Random(1))
-    yield devices
-    for d in devices:
-        d.vault.close()
 
 
 def _deliver(device_id: str, source: Device, *targets: Device) -> None:

@@ -49,15 +49,6 @@ def pair(tmp_path: Path) -> Iterator[list[Device]]:
         d.vault.close()
 
 
-@pytest.fixture
-def trio(tmp_path: Path) -> Iterator[list[Device]]:
-    devices = make_devices(tmp_path, ["laptop", "desktop", "tablet"])
-    connect(devices, random.Random(1))
-    yield devices
-    for d in devices:
-        d.vault.close()
-
-
 def _backups() -> Path:
     folder = paths.data_dir() / "backups"
     folder.mkdir(parents=True, exist_ok=True)
