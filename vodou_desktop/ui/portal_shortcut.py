@@ -62,6 +62,7 @@ class PortalGrab:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="vodou-portal-shortcut", daemon=True)
         self.ready = threading.Event()  # the desktop answered (or could not)
+        self._portal_owner: str | None = None
 
     def start(self) -> None:
         self._thread.start()
@@ -83,9 +84,7 @@ class PortalGrab:
         try:
             session = self._create_session(conn)
             trigger = self._bind(conn, session)
-            self._told("active", f"{trigger} opens quick access from any app (your desktop's own shortcut "
-                                 "settings can change it).", trigger)
-            self._listen(conn, session)
+            self._listen(conn, session, trigger)
         except PortalUnavailable as exc:
             self._told("unavailable", str(exc), "")
         except (OSError, TimeoutError) as exc:
@@ -115,7 +114,10 @@ class PortalGrab:
                 if error.endswith(("UnknownMethod", "UnknownInterface", "ServiceUnknown", "UnknownObject")):
                     raise PortalUnavailable("This desktop's portal has no global shortcuts.")
                 raise PortalUnavailable(f"The desktop's portal refused the shortcut ({error}).")
+            self._portal_owner = _sender(reply)  # the portal's unique name: the sender of every answer
             response = conn.recv_until_filtered(answers, timeout=ANSWER_WAIT_S)
+            while _sender(response) != self._portal_owner:
+                response = conn.recv_until_filtered(answers, timeout=ANSWER_WAIT_S)
         code, results = response.body
         if code != 0:
             raise PortalUnavailable("The desktop did not give Vodou the shortcut (it was cancelled or refused)."
@@ -143,20 +145,25 @@ class PortalGrab:
             raise PortalUnavailable("The desktop did not give Vodou the shortcut.")
         return str(given[SHORTCUT_ID].get("trigger_description") or self.shortcut.text)
 
-    def _listen(self, conn: Any, session: str) -> None:
+    def _listen(self, conn: Any, session: str, trigger: str) -> None:
+        """Tell that the shortcut works once its presses are subscribed to (a press right after is
+        never lost), then tell each press of it until stopped."""
         from jeepney import MatchRule
         from jeepney.bus_messages import message_bus
 
         rule = MatchRule(type="signal", interface=SHORTCUTS_INTERFACE, member="Activated", path=PORTAL_PATH)
         conn.send_and_get_reply(message_bus.AddMatch(rule), timeout=CALL_WAIT_S)
         with conn.filter(rule) as presses:
+            self._told("active", f"{trigger} opens quick access from any app (your desktop's own shortcut "
+                                 "settings can change it).", trigger)
             while not self._stop.is_set():
                 try:
                     signal = conn.recv_until_filtered(presses, timeout=POLL_S)
                 except TimeoutError:
                     continue
                 handle, shortcut_id = signal.body[0], signal.body[1]
-                if handle == session and shortcut_id == SHORTCUT_ID:
+                # only the portal's own signal counts (another program on the bus could send one too)
+                if handle == session and shortcut_id == SHORTCUT_ID and _sender(signal) == self._portal_owner:
                     self._on_press()
 
     def _close_session(self, conn: Any, session: str) -> None:
@@ -171,3 +178,9 @@ class PortalGrab:
     def _told(self, state: str, words: str, trigger: str) -> None:
         self._on_state(state, words, trigger)
         self.ready.set()
+
+
+def _sender(message: Any) -> str | None:
+    """The unique bus name a message came from (header field 7)."""
+    sender = message.header.fields.get(7)
+    return None if sender is None else str(sender)

@@ -120,6 +120,18 @@ def portal(bus: str) -> Iterator[ScriptedPortal]:
     scripted.close()
 
 
+def _spoof_press(address: str, session: str) -> None:
+    from jeepney import DBusAddress, new_signal
+    from jeepney.io.blocking import open_dbus_connection
+
+    other = open_dbus_connection(bus=address)
+    try:
+        emitter = DBusAddress(PORTAL_PATH, interface=SHORTCUTS_INTERFACE)
+        other.send(new_signal(emitter, "Activated", "osta{sv}", (session, SHORTCUT_ID, 0, {})))
+    finally:
+        other.close()
+
+
 class Seen:
     def __init__(self) -> None:
         self.states: list[tuple[str, str, str]] = []
@@ -145,6 +157,7 @@ def test_the_portal_gives_the_shortcut_and_tells_each_press(portal: ScriptedPort
         assert shortcut_id == SHORTCUT_ID and props["preferred_trigger"][1] == "CTRL+SHIFT+space"
         portal.press("another-apps-shortcut")  # another shortcut, or another session: not ours
         portal.press(session=f"{PORTAL_PATH}/session/someone/else")
+        _spoof_press(bus, portal.sessions[-1])  # ours, but sent by another program on the bus
         portal.press()
         assert seen.presses.acquire(timeout=10)
         assert not seen.presses.acquire(timeout=1.0)  # exactly one press was ours
