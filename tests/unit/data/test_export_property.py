@@ -72,7 +72,7 @@ def _export(vault: Vault) -> str:
 def _import(vault: Vault, text: str) -> dict[str, object]:
     import json
 
-    return import_records(vault, check_records(json.loads(line) for line in text.splitlines())).as_json()
+    return import_records(vault, check_records(json.loads(line) for line in text.split("\n") if line.strip())).as_json()
 
 
 _numbers = itertools.count()

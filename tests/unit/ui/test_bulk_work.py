@@ -249,7 +249,7 @@ def test_an_import_is_undone_from_its_bar_and_named_by_undo(qtbot, filled, tmp_p
     browser.importer.start(dump)
     qtbot.waitUntil(lambda: tab.model.total == SMALL + 3, timeout=20_000)
     qtbot.waitUntil(lambda: actions.bar.text.text().startswith("Import finished: imported 3 memories"))
-    qtbot.waitUntil(lambda: actions["undo"].text() == "Undo Import 3 memories from a Vodou export")
+    qtbot.waitUntil(lambda: actions["undo"].text() == f"Undo Import 3 memories from {dump.name}")
     assert not actions.bar.undo_button.isHidden()
     actions.bar.undo_button.click()
     qtbot.waitUntil(lambda: tab.model.total == SMALL)
