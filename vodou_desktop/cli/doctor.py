@@ -46,6 +46,11 @@ WORDS = {
     "mixed_batch_tags": ("Project tags come from captures that agreed on the project.",
                          "Some memories were tagged with a project their captures did not agree on "
                          "({detail}): " + REPORT),
+    "latest_backup": ("The latest backup: {detail}.",
+                      "The latest backup does not verify ({detail}). Make a new one (`vodou backup`) and keep the "
+                      "old file until it verifies."),
+    "memories_without_message": ("Memories from imports and captures name the message they came from{detail}.",
+                                 "Some memories from imports or captures name no message ({detail}): " + REPORT),
     "vault": ("{detail}.", "{detail}."),
     "resources": ("Files Vodou ships with: {detail}.",
                   "Files Vodou ships with are missing: {detail}. Reinstall Vodou (`pipx reinstall "

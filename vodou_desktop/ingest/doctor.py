@@ -135,11 +135,11 @@ def check_messages(vault: Vault) -> Check:
     """Every memory an import or a capture wrote names the message of its batch it came from (ING-6)."""
     rows, older = vault.read(q.memories_without_message)
     found = [{"fact_id": i, "batch_id": b} for i, b in rows]
-    detail = ("every memory of an import or capture names the message it came from" if not found else
-              f"{plural(len(found), 'memory')} of an import or capture name no message of their batch")
+    detail = f"{plural(len(found), 'memory')} of an import or capture name no message of their batch" if found else ""
     if older:
-        detail += (f" ({plural(older, 'older memory')} from before messages were named could not be traced: two "
-                   "messages of their batch share a time)")
+        untraced = (f"{plural(older, 'older memory')} from before messages were named could not be traced: two "
+                    "messages of their batch share a time")
+        detail += f"; {untraced}" if found else f" ({untraced})"
     return Check("memories_without_message", "memories name the message they came from (VAULT-5)", not found,
                  detail, found)
 
