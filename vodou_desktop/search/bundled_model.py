@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -47,6 +48,9 @@ class ModelFileError(RuntimeError):
 
 def model_dir() -> Path:
     """The model's folder inside the installed package (found without importing the package)."""
+    bundled = getattr(sys, "_MEIPASS", None)  # the PyInstaller bundle: the model's files, not the package
+    if getattr(sys, "frozen", False) and bundled and Path(bundled, PACKAGE, *FOLDER).is_dir():
+        return Path(bundled, PACKAGE, *FOLDER)
     spec = importlib.util.find_spec(PACKAGE)
     if spec is None or not spec.submodule_search_locations:
         raise ModelFileError(f"the package {PACKAGE!r} that ships the default model is not installed")
