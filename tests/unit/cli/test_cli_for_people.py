@@ -214,8 +214,9 @@ def test_mem_add_of_a_plain_note_loads_neither_the_secret_detector_nor_the_expor
     import subprocess
     import sys
 
+    vault = str(tmp_path / "v.sqlite")
     probe = ("import sys\nfrom vodou_desktop.cli.main import main\ntry:\n"
-             f"    main(['--vault', {str(tmp_path / 'v.sqlite')!r}, 'mem', 'add', 'Ana plays the violin on Saturdays.'])\n"
+             f"    main(['--vault', {vault!r}, 'mem', 'add', 'Ana plays the violin on Saturdays.'])\n"
              "except SystemExit:\n    pass\n"
              "print(sorted(m for m in ('detect_secrets', 'pydantic', 'vodou_desktop.ingest.distil',"
              " 'vodou_desktop.data.export_schema') if m in sys.modules))")
