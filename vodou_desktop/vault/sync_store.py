@@ -531,11 +531,9 @@ class Applier:
     # -- operations
     def _op_create(self, key: str, v: dict[str, Any], stamp: str) -> str:
         target, detail = v["target"], v["detail"]
-        if exists(self.conn, "op", key):
-            return "stale"
+        if exists(self.conn, "op", key) or _stale_op(self.conn, v):
+            return "stale"  # its memory was erased: so is everything this operation could hide or undo
         if v["kind"] in FACT_TARGET_KINDS:
-            if target is None or tombstoned(self.conn, "fact", target):
-                return "stale"  # its memory was erased: so is everything this operation could hide or undo
             wanted = [target] + ([json.loads(detail).get("replaces")] if v["kind"] == r.CORRECT_FACT_KIND
                                  and detail else [])
             if any(w is not None and self._fact_id(w) is None and not tombstoned(self.conn, "fact", w)
@@ -543,8 +541,6 @@ class Applier:
                 return "parked"  # the memory comes with it, maybe in a later file
             target, detail = _op_fact_ids(self.conn, v["kind"], target, detail, _row_id_of)
         elif v["kind"] in DOC_TARGET_KINDS:
-            if target is None or tombstoned(self.conn, "doc", target):
-                return "stale"
             if self._doc_id(target) is None:
                 return "parked"
             target, detail = _op_fact_ids(self.conn, v["kind"], target, detail, _row_id_of)
@@ -721,7 +717,8 @@ def holds_any(conn: apsw.Connection, gone: Iterable[tuple[str, str]]) -> bool:
 
 
 def _stale_op(conn: apsw.Connection, v: Any) -> bool:
-    """An operation record whose memory (or document) is erased here, or was redacted away."""
+    """An operation record whose memory (or document) is erased here, or was redacted away: never applied
+    (``Applier._op_create``), so a rewritten file that still holds it holds nothing new (``nothing_new``)."""
     if not isinstance(v, dict):
         return False
     kind, target = v.get("kind"), v.get("target")
