@@ -20,10 +20,23 @@ def vault_files(path: Path) -> list[Path]:
     return [Path(str(path) + s) for s in VAULT_SUFFIXES if Path(str(path) + s).exists()]
 
 
+def _read_if_there(path: Path) -> bytes | None:
+    """A file's bytes, or None when it went away between the listing and the read.
+
+    A rollback journal lives only for the length of a write: one made by a background
+    connection can vanish while a test scans the vault's files.
+    """
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
 def bytes_hits(path: Path, needle: str) -> dict[str, int]:
-    """How often ``needle`` (UTF-8) occurs in each vault file: db, -wal, -shm."""
+    """How often ``needle`` (UTF-8) occurs in each vault file: db, -wal, -shm, -journal."""
     raw = needle.encode()
-    return {p.name: p.read_bytes().count(raw) for p in vault_files(path)}
+    found = {p.name: _read_if_there(p) for p in vault_files(path)}
+    return {name: data.count(raw) for name, data in found.items() if data is not None}
 
 
 def total_hits(path: Path, needle: str) -> int:
@@ -31,7 +44,8 @@ def total_hits(path: Path, needle: str) -> int:
 
 
 def file_hashes(path: Path) -> dict[str, str]:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in vault_files(path)}
+    found = {p.name: _read_if_there(p) for p in vault_files(path)}
+    return {name: hashlib.sha256(data).hexdigest() for name, data in found.items() if data is not None}
 
 
 @dataclass
