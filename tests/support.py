@@ -20,23 +20,23 @@ def vault_files(path: Path) -> list[Path]:
     return [Path(str(path) + s) for s in VAULT_SUFFIXES if Path(str(path) + s).exists()]
 
 
-def _read_if_there(path: Path) -> bytes | None:
-    """A file's bytes, or None when it went away between the listing and the read.
+def _vault_bytes(path: Path) -> dict[str, bytes]:
+    """Each vault file's bytes by name, leaving out one that went away between the listing and the read.
 
     A rollback journal lives only for the length of a write: one made by a background
     connection can vanish while a test scans the vault's files.
     """
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+    found: dict[str, bytes] = {}
+    for p in vault_files(path):
+        with contextlib.suppress(FileNotFoundError):
+            found[p.name] = p.read_bytes()
+    return found
 
 
 def bytes_hits(path: Path, needle: str) -> dict[str, int]:
     """How often ``needle`` (UTF-8) occurs in each vault file: db, -wal, -shm, -journal."""
     raw = needle.encode()
-    found = {p.name: _read_if_there(p) for p in vault_files(path)}
-    return {name: data.count(raw) for name, data in found.items() if data is not None}
+    return {name: data.count(raw) for name, data in _vault_bytes(path).items()}
 
 
 def total_hits(path: Path, needle: str) -> int:
@@ -44,8 +44,7 @@ def total_hits(path: Path, needle: str) -> int:
 
 
 def file_hashes(path: Path) -> dict[str, str]:
-    found = {p.name: _read_if_there(p) for p in vault_files(path)}
-    return {name: hashlib.sha256(data).hexdigest() for name, data in found.items() if data is not None}
+    return {name: hashlib.sha256(data).hexdigest() for name, data in _vault_bytes(path).items()}
 
 
 @dataclass
