@@ -34,12 +34,14 @@ from vodou_desktop.ingest.fences import strip_context
 KINDS = ("fact", "preference", "decision", "plan", "instruction")
 MIN_WORDS = 2
 MIN_CLAUSE_WORDS = 4  # a run-on sentence is cut only between clauses of at least this many words
+WHOLE_WORDS = 30  # a statement this short is kept whole when a clause of it is kept: its parts lean on each other
 MAX_WORDS = 60  # a clause longer than this after splitting is cut at a word boundary, marked "…"
 HEDGED = 0.6  # the confidence of a hedged statement ("maybe", "I think", "not sure yet")
 TENTATIVE = 0.8  # of an intention still being weighed ("I'm thinking of…", "I'm considering…")
 
 _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.DOTALL)
-_INLINE_CODE = re.compile(r"`[^`\n]{30,}`")
+_INLINE_CODE = re.compile(r"`([^`\n]*)`")  # spans paired left to right; a long one is code, not words
+LONG_CODE = 30  # an inline code span of at least this many characters is removed
 _CODE_LINE = re.compile(r"^(?: {4}|\t|\$ |>>> |> |#!|[{}\[\]]\s*$)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|(?<=[.!?])\s+(?=i\b)|(?<=\?)\s+")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
@@ -65,10 +67,14 @@ _REQUEST = re.compile(
     r"write|generate|create|explain|help|show|tell me|give me|walk me|make|fix|let's|lets|let me|"
     r"summari[sz]e|translate|draft|list|find|check|try|run|add|remove|rewrite|refactor|compare|suggest|"
     r"recommend|imagine|pretend|act as|review|describe|outline|provide|calculate|solve|prove|convert|"
-    r"i need (?:help|some help|your help|advice|some advice|some tips|tips|ideas|guidance)|"
+    r"i (?:might |may |probably |still |also |just |really )?need (?:a bit |a little |a lot |some |your |"
+    r"a few )?(?:more )?(?:help|advice|tips|ideas|guidance|clarification|explanation|pointers|input)|"
+    r"my (?:main |real |next |last |other |first |second )?(?:question|questions|ask) (?:is|are|was|would be)|"
     r"i(?:'d| would) (?:like|love) (?:some|your|to get|to know|to hear|help|advice|tips|guidance|ideas|"
     r"a |an |you to|to see|to understand|to learn)|"
-    r"i want (?:you to|to know|to understand|to learn|to make sure|to ensure|to see|some|a few)|"
+    r"i (?:just |really |also |only |still )?(?:want|wanna) (?:you to|to know|to understand|to learn|to make sure|"
+    r"to ensure|to see|some|a few|know|understand|learn)|"
+    r"(?:i'm|i am|we're)\s+(?:\w+\s+)?thinking about (?:how|what|whether|which|if|where|when|why)\b|"
     r"(?:i'm|i am|i was|i've been)\s+(?:kinda\s+|kind of\s+|a bit\s+|a little\s+|really\s+|so\s+|still\s+|"
     r"just\s+|also\s+|pretty\s+)*(?:looking for|hoping (?:you|for (?:some|your|advice|help|tips|ideas)|"
     r"to get (?:some|your|advice|help|tips|ideas|feedback|input|suggestions))|wondering|curious|"
@@ -107,7 +113,8 @@ _REQUEST_START = re.compile(
     r"have (?:a|some) questions?)\b|"
     r"(?:i'd|we'd|i would|we would)\s+(?:really\s+)?(?:like|love|appreciate)\s+(?:to know|to understand|to learn|"
     r"to hear|to get|to see|some|your|any|help|advice|tips|ideas|you to|a few|more)\b|"
-    r"(?:i|we)\s+(?:want|need)\s+to\s+(?:know|understand|learn|figure out|find out)\b|"
+    r"(?:i|we)\s+(?:\w+\s+)?(?:want to|need to|wanna)\s+(?:know|understand|learn|figure out|find out)\b|"
+    r"(?:i'm|i am|we're)\s+(?:\w+\s+)?thinking about (?:how|what|whether|which|if|where|when|why)\b|"
     r"(?:not sure|unsure)\s+(?:how|what|if|whether|where|which|why|about|when)\b|"
     r"(?:what do you think|thoughts|ideas|advice|suggestions|any thoughts)\s*\??\s*$"
     r")", re.IGNORECASE)
@@ -134,6 +141,28 @@ _FRAME = re.compile(
     r"scared|afraid|afraid|hopeful|pleased|delighted|bummed|sad|surprised|impressed|motivated|"
     r"encouraged|satisfied|optimistic|pessimistic|skeptical|sceptical)\s+"
     r"(?:that|because|since|as|how|now that)\s+(?=\S)", re.IGNORECASE)
+# The task at hand with the assistant, not something about the person: "I'm trying to calculate…", "I'm having
+# trouble solving…", "I made a mistake by using s = 12". Only a reason it gives may last ("…, since I've
+# improved by 20%"). Goals and struggles of a life are not tasks: "I'm trying to save $500", "to rebuild my
+# motivation".
+_TASK = re.compile(
+    r"^(?:(?:i'm|i am|i was|i've been|i have been)\s+(?:kinda\s+|kind of\s+|a bit\s+|a little\s+|really\s+|still\s+|"
+    r"just\s+|also\s+|currently\s+|now\s+|so\s+)*(?:trying|attempting|struggling|stuck|working|"
+    r"having\s+(?:some\s+|a\s+little\s+|a\s+bit\s+of\s+|a\s+hard\s+time|real\s+)?(?:trouble|difficulty|"
+    r"difficulties|issues|problems)?)(?:\s+(?:to|with|on|at|in))?\s+(?:\w+\s+)?"
+    r"(?:calculat|comput|classif|solv|prov(?:e|ing)\b|understand|figur|work(?:ing)? out|determin|fix|debug|"
+    r"appl(?:y|ying)\b|grasp|deepen my understanding|identif|simplif|evaluat|deriv|interpret|visuali[sz]|"
+    r"differentiat|integrat(?:e|ing)\b|troubleshoot|get my head|wrap(?:ping)? my head|make sense)|"
+    r"(?:i think\s+)?i(?:'ve| have)?\s+(?:made an? (?:\w+\s+)?(?:mistake|error)|messed up|got (?:confused|stuck|lost))|"
+    r"i(?:'ve| have)\s+(?:also\s+|already\s+|even\s+)?tried\s+(?:simply\s+|properly\s+|manually\s+)?"
+    r"(?:to\s+\w+|using|setting|changing|adding|removing|installing|running|configuring|inlining|replacing|checking|"
+    r"a few|several|different|everything|all sorts))",  # "I've tried setting the headers, but…"
+    re.IGNORECASE)
+_OWN = re.compile(r"\b(?:my|our)\b|\bI\s+(?:\w+ly\s+)?(?:\w+ed|finished|began|did|got|took|made|wrote|bought|read|"
+                  r"lost|won|spent|paid|sold|went|kept|met|grew)\b", re.IGNORECASE)
+_TASK_REASON = re.compile(
+    r"(?:,\s*|\s)(?:especially\s+|particularly\s+|mainly\s+)?(?:since|because|as|now that|given that|after)\s+"
+    r"(?=(?:i|i'm|i've|we|we're|we've|my|our)\b)", re.IGNORECASE)
 _HEARSAY = re.compile(r"^(?:i(?:'ve| have)? (?:heard|read|seen) (?:that|about|somewhere|online|people|it said)|"
                       r"i(?:'ve| have)? heard|people say|they say|apparently)\b",
                       re.IGNORECASE)
@@ -141,7 +170,8 @@ _OPENER = re.compile(r"^(?:given (?:that )?|considering (?:that )?|since |as |be
                      r"(?=(?:i|i'm|i've|we|we're|we've|my|our)\b)", re.IGNORECASE)
 _FEEL_LIKE = re.compile(r"^(?:i\s+(?:really\s+|honestly\s+|kinda\s+)?(?:feel|felt|think|believe|guess|reckon|suppose)"
                         r"\s+(?:like\s+|that\s+)?(?=(?:i|i'm|i've|i'll|we|we're|we'll|my|our|it|this|that|they|the)\b)|"
-                        r"i\s+(?:really\s+)?(?:feel|felt)\s+(?:like|that)|i(?:'m| am) (?:glad|happy|proud) "
+                        r"i\s+(?:really\s+)?(?:feel|felt)\s+(?:like|that)|i\s+(?:just\s+)?came across the fact "
+                        r"that|i(?:'m| am) (?:glad|happy|proud) "
                         r"(?:that|to say))\s+", re.IGNORECASE)
 _HEDGE = re.compile(
     r"\b(?:maybe|perhaps|probably|possibly|i guess|i suppose|i think|i believe|i reckon|might|may be|"
@@ -177,6 +207,10 @@ _DANGLING_OBJECT = re.compile(
     r"\b(?:do|try|use|follow|take|set|check|read|review|keep|leave|send|ask|fix|change|start|finish|test|apply|"
     r"implement|consider|share|run|schedule|book|get|buy|make)\s+(?:it|that|this|them|those|these|one)"
     r"(?:\s+(?:up|out|in|on|off|back|over|through|again|closely|right away|first|later|too|as is))?\b", re.IGNORECASE)
+# Pointing to what follows the sentence (code, a list): "I've been using the following code to measure TTI:".
+_POINTS_FORWARD = re.compile(r"\b(?:the following|as follows)\b|:\s*$", re.IGNORECASE)
+_HERE_TAIL = re.compile(r"[,;]?\s*(?:and\s+|so\s+|but\s+)?(?:here(?:'s| is| are)|this is|these are)\b[^,;.!?]*:\s*$",
+                        re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"^(?:i|i'm|i've|i'd|i'll|we|we're|we've|my|our)\b", re.IGNORECASE)
 
 KIND_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -274,7 +308,7 @@ def clean(text: str) -> str:
     """Remove what is never memory: fenced page context, code blocks, quotes, shell lines."""
     text = strip_context(text or "")
     text = _CODE_FENCE.sub("\n", text)
-    text = _INLINE_CODE.sub(" ", text)
+    text = _INLINE_CODE.sub(lambda m: " " if len(m.group(1)) >= LONG_CODE else m.group(0), text)
     lines = [ln for ln in text.splitlines() if not _CODE_LINE.match(ln)]
     return "\n".join(lines)
 
@@ -300,7 +334,7 @@ def _strip_lead_in(sentence: str) -> str:
 def _tidy(clause: str) -> str:
     """One memory's text: no lead-in or trailing comma, a capital, a full stop (a question mark is never
     turned into one: a question is not kept), cut at ``MAX_WORDS``."""
-    clause = _strip_lead_in(clause.strip(" \"'"))
+    clause = _strip_lead_in(" ".join(clause.split()).strip(" \"'"))
     clause = re.sub(r"[\s,;:–—-]+$", "", clause).strip()
     words = clause.split()
     if len(words) > MAX_WORDS:
@@ -333,7 +367,8 @@ def statement_part(sentence: str) -> str:
     question = s.rstrip().endswith("?") or bool(_QUESTION_START.match(s))
     if question and (not m or not head):
         reason = _REASON.search(s)
-        return s[reason.end():].rstrip(" ?") if reason else ""  # a question throughout, or its reason
+        given = s[reason.end():].rstrip(" ?") if reason else ""  # a question throughout, or its reason
+        return "" if _ENDS_BACK.search(given) else given  # "…, considering I have custom CSS for them?"
     return head
 
 
@@ -384,12 +419,17 @@ def has_specific(clause: str) -> bool:
     return bool(_SPECIFIC.search(clause) or _NAME.search(rest) or _ACRONYM.search(rest))
 
 
+def has_figure(text: str) -> bool:
+    """A number, a date word, a frequency or a quoted title: ``has_specific`` without names."""
+    return bool(_SPECIFIC.search(text))
+
+
 def classify(clause: str) -> str | None:
     """The kind of durable information a clause carries, or ``None`` to drop it."""
     words = clause.split()
     if len(words) < MIN_WORDS or is_question(clause):
         return None
-    if _CHITCHAT.match(clause) or _DANGLING.match(clause) or _HEARSAY.match(clause):
+    if _CHITCHAT.match(clause) or _DANGLING.match(clause) or _HEARSAY.match(clause) or _POINTS_FORWARD.search(clause):
         return None
     dangling = _DANGLING_OBJECT.search(clause)
     if dangling and not has_specific(clause) and len(_content_words(clause[: dangling.start()])) == 0:
@@ -406,6 +446,8 @@ def classify(clause: str) -> str | None:
     content = len(_content_words(clause))
     if kind is None or content == 0 or content == 1 and kind != "fact":
         return None  # "I'll think about it": nothing left once the pronouns and little words are gone
+    if kind in ("plan", "decision") and content < 3 and not has_specific(clause):
+        return None  # "I'll stick with the real stuff", "I think I'll grab the deal now": a plan of what?
     if kind in ("fact", "plan") and _UNRESOLVED.search(clause) and not has_specific(clause):
         return None  # "I'll send the message now and wait for their response": its subject is elsewhere
     return kind
@@ -441,13 +483,27 @@ def distil_sentence(sentence: str, number: int | None = None) -> list[Bullet]:
     instruction = KIND_CUES[0][1]
     if instruction.search(s) and not s.rstrip().endswith("?"):
         return [Bullet(_tidy(s), "instruction", number, 1.0)]
-    out = []
-    for clause in clauses(statement_part(s)):
-        clause = _unframed(clause)
-        kind = classify(clause)
-        if kind is not None:
-            out.append(Bullet(_tidy(clause), kind, number, confidence_of(clause, kind)))
-    return out
+    statement = _HERE_TAIL.sub("", statement_part(s))  # "I use MVC, so here's my code:" → "I use MVC"
+    pieces = [(clause, classify(clause)) for clause in map(_past_task, map(_unframed, clauses(statement)))]
+    kinds = [kind for clause, kind in pieces if kind is not None]
+    if len(pieces) > 1 and kinds and all(clause for clause, _ in pieces) and len(statement.split()) <= WHOLE_WORDS:
+        whole = _unframed(statement)  # "My partner Stephen and I just celebrated…": one memory, not its halves
+        return [Bullet(_tidy(whole), kinds[0], number, confidence_of(whole, kinds[0]))]
+    return [Bullet(_tidy(clause), kind, number, confidence_of(clause, kind)) for clause, kind in pieces
+            if kind is not None]
+
+
+def _past_task(clause: str) -> str:
+    """A clause with the task at hand or a pointer to what follows left out: "" for "I'm trying to classify a
+    triangle…" (unless it names the person's own numbers), the reason for "I'm trying to understand this,
+    especially since I've improved by 20%"."""
+    if _POINTS_FORWARD.search(clause):
+        return ""  # "I've been using the following code to measure TTI:" leans on what follows
+    task = _TASK.match(clause)
+    if not task or _OWN.search(clause, task.end()) and _SPECIFIC.search(clause, task.end()):
+        return clause  # "…how my quiz score rose from 75% to 92%": the person's own numbers outlast the task
+    reason = _TASK_REASON.search(clause)
+    return clause[reason.end():] if reason else ""
 
 
 def extract_bullets(text: str) -> list[Bullet]:

@@ -178,3 +178,89 @@ def test_a_name_and_a_specific_hold_a_pronoun():
         "I'm going to repaint the kitchen this weekend."]
     assert texts("Lena from accounting recommended YNAB for budgeting.") == [
         "Lena from accounting recommended YNAB for budgeting."]
+
+
+def test_short_inline_code_spans_are_kept_with_the_words_between_them():
+    # Backticks pair left to right: the text between two short spans is words, not a span of code.
+    assert texts("I'm using the `fetch` API to call the OpenWeather API, and I've built a debounce with "
+                 "`setTimeout`.") == ["I'm using the `fetch` API to call the OpenWeather API, and I've built a "
+                                      "debounce with `setTimeout`."]
+    assert texts("I use `" + "x" * 40 + "` in Vim daily.") == ["I use in Vim daily."]
+
+
+@pytest.mark.parametrize("text", [
+    "I'm trying to classify a triangle with sides 5 cm, 5 cm, and 8 cm, and I want to know if it's isosceles?",
+    "I'm trying to calculate the probability of getting exactly 2 heads in 3 coin tosses.",
+    "I'm having trouble calculating the probability of rolling an even number on a 6-sided die.",
+    "I'm kinda struggling to understand how Hemingway Editor can help me audit syntax and clarity.",
+    "I made a mistake by using the semi-perimeter s = 12 instead of the correct s = 18.",
+    "I'm trying to fix this ReferenceError in my JavaScript code.",
+    "I've tried setting the PORT environment variable to 10000, but it didn't work.",  # debugging, not a life
+    "I've tried a few different approaches, but nothing seems to be working.",
+])
+def test_the_task_at_hand_is_not_a_memory(text):
+    assert texts(text) == []
+
+
+def test_a_task_keeps_the_reason_it_gives_and_a_goal_is_no_task():
+    assert texts("I'm trying to understand how probability works, especially since I've started a statistics "
+                 "course in March.") == ["I've started a statistics course in March."]
+    own = "I'm trying to understand how my quiz score rose from 75% to 92% after practising 15 problems."
+    assert texts(own) == [own]  # the person's own numbers outlast the task
+    assert texts("I'm trying to save $500 a month for a trip to Japan.") == [
+        "I'm trying to save $500 a month for a trip to Japan."]
+    assert texts("I'm trying to rebuild my motivation after cutting my hours to 45 a week.") == [
+        "I'm trying to rebuild my motivation after cutting my hours to 45 a week."]
+
+
+@pytest.mark.parametrize("text, whole", [
+    ("My romantic partner Stephen and I just celebrated 5 years together on May 20 at The Sunset Grill, but I'm wondering "
+     "how that changes things?",
+     "My romantic partner Stephen and I just celebrated 5 years together on May 20 at The Sunset Grill."),
+    ("I'm stressed about the book club at the library on July 18, Jeffrey invited me and I accepted, can you help?",
+     "I'm stressed about the book club at the library on July 18, Jeffrey invited me and I accepted."),
+])
+def test_a_short_statement_stays_whole(text, whole):
+    assert texts(text) == [whole]
+
+
+def test_a_reason_that_points_elsewhere_is_not_kept():
+    assert texts("Can you show how to upgrade Bootstrap, considering I have custom CSS and JS code for them?") == []
+    assert texts("Can you show how to upgrade Bootstrap, considering I have custom CSS for my modals?") == [
+        "I have custom CSS for my modals."]
+
+
+@pytest.mark.parametrize("text", [
+    "My question is, how can I cut the number of API calls in the autocomplete?",  # what is left of a request
+    "I just want to make sure everything is done right and that Stephanie is fully prepared.",
+    "I might need a bit more guidance on the visualization part though.",
+    "I've also been using the following code to measure TTI:",  # leans on the code after it
+    "I'll stick with the real stuff!",  # a plan of what?
+    "I think I'll grab the deal now.",
+    "I wanna know if that's something I should highlight in my personal statement.",  # a question, said flat
+    "I'm thinking about how to prioritize my tasks for the rest of the week.",
+])
+def test_what_leans_on_another_message_or_asks_is_not_kept(text):
+    assert texts(text) == []
+
+
+def test_a_pointer_to_code_leaves_the_facts_before_it():
+    assert texts("I've got Flask 2.3.1, Python 3.11, and SQLite 3.39 set up, and I'm using the MVC pattern, so "
+                 "here's my current implementation:") == [
+        "I've got Flask 2.3.1, Python 3.11, and SQLite 3.39 set up, and I'm using the MVC pattern."]
+    assert texts("My concern is that my budget is only $8,000.") == ["My concern is that my budget is only $8,000."]
+    assert texts("I'll book my flight now with the refundable option.") == [
+        "I'll book my flight now with the refundable option."]
+
+
+def test_what_was_tried_for_a_while_is_a_fact_and_a_noticed_fact_is_unframed():
+    assert texts("I've tried the Mediterranean diet for 3 months and lost 5 kg.") == [
+        "I've tried the Mediterranean diet for 3 months and lost 5 kg."]
+    assert texts("I came across the fact that I refactored my CSS from 450 lines to 320 lines.") == [
+        "I refactored my CSS from 450 lines to 320 lines."]
+
+
+def test_a_request_said_flat_leaves_the_statement_before_it():
+    assert texts("I just co-hosted a 90-minute session with Stephanie on September 3, and I'm thinking about how "
+                 "to prioritize my tasks for the rest of the week") == [
+        "I just co-hosted a 90-minute session with Stephanie on September 3."]
