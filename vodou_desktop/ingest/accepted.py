@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from vodou_desktop.ingest.extract import Bullet, clean, has_specific, is_question, sentences
+from vodou_desktop.ingest.extract import Bullet, clean, has_figure, has_specific, is_question, sentences
 
 ACCEPTED_CONFIDENCE = 0.8  # the person agreed to it; the words are still the assistant's
 MAX_LEAD_WORDS = 40
@@ -56,16 +56,14 @@ def accepts(answer: str) -> bool:
 
 
 def accepted_bullet(reply: str) -> Bullet | None:
-    """The one memory an accepted reply leaves: its gist and its points, or None if it has neither."""
+    """The one memory an accepted reply leaves: its gist and its points, or None when its gist holds no figure
+    (a number, a date, a title): with a name alone ("Talk openly with Francis about it") it is advice, not a
+    decision with something in it (``bench.ingest`` measures what this costs in coverage)."""
     lead = _lead(reply)
     points = _points(reply)
-    if not lead and not points:
-        return None
-    text = PREFIX
-    if lead:
-        text += f" {lead}"
-    if points:
-        text += f"{'' if not lead else ' Points:'} {'; '.join(points)}."
+    if not has_figure(lead):
+        return None  # "Making a decision involves weighing several factors": no amount, date or title to hold
+    text = f"{PREFIX} {lead}" + (f" Points: {'; '.join(points)}." if points else "")
     return Bullet(" ".join(text.split()), "decision", None, ACCEPTED_CONFIDENCE)
 
 

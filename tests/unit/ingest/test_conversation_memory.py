@@ -282,3 +282,18 @@ def test_an_accepted_reply_is_summed_up_by_its_specific_words_not_its_pleasantri
                                     "Thanks for the tips! I'll try the first one.", "Let's do it."))
     assert not any(accepts(t) for t in ("Hmm, what if it rains?", "That doesn't sound right to me.",
                                         "I'm not sure this plan works for me."))
+
+
+def test_an_accepted_reply_whose_gist_names_nothing_leaves_no_memory():
+    from vodou_desktop.ingest.accepted import accepted_bullet
+
+    # Points alone, or a gist that is general advice, say nothing a later search could find the decision by.
+    general = ("Making a decision between a new job offer and your current position involves weighing several "
+               "factors, including career growth and personal satisfaction.\n\n### Pros\n### Cons")
+    assert accepted_bullet(general) is None
+    assert accepted_bullet("### Gather the numbers\n### Pick a quiet time") is None
+    assert accepted_bullet("It's important to talk openly with Francis about your concerns and plans.\n"
+                           "### Discuss the concern with Francis") is None  # a name alone: advice
+    named = general.replace("a new job offer", "the Initech offer at $92,000")
+    kept = accepted_bullet(named)
+    assert kept is not None and "$92,000" in kept.text and kept.text.endswith("Points: Pros; Cons.")
