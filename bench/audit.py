@@ -10,6 +10,11 @@ short hash of the memory's text, so a changed extraction shows as a label that n
 ``--show`` prints the sample with the message's sentence beside each memory, for labelling; without it,
 the committed labels are matched to the sample and the shares printed (a memory whose hash changed is
 counted apart, as unlabelled). Also counted: memories that are a question (none may be).
+
+Sixty is a small sample (a share near 75 % is known to about ±6 points), and every change to the rules
+draws a different sixty from a different pool. The labels of earlier draws are kept, so the shares are
+also printed over every labelled memory the current rules still produce: a larger sample of the same
+pool, drawn at random by earlier seeded draws.
 """
 
 from __future__ import annotations
@@ -49,7 +54,13 @@ def _sentence_of(text: str, message: str) -> tuple[int | None, str]:
     return None, ""
 
 
-def sample(folder: Path) -> list[dict[str, Any]]:
+def draw(everything: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The seeded sixty, drawn from every distilled memory (``pool``)."""
+    return random.Random(SEED).sample(everything, SIZE)
+
+
+def pool(folder: Path) -> list[dict[str, Any]]:
+    """Every distilled memory of every BEAM chat, in a fixed order."""
     drawn: list[dict[str, Any]] = []
     for chat in beam_sets(beam_data.load()):
         imp = import_chat(chat, folder / chat.name)
@@ -71,7 +82,7 @@ def sample(folder: Path) -> list[dict[str, Any]]:
                           "source": sentence})
     drawn.sort(key=lambda d: (d["chat"], d["message"] or 0, d["sentence"] if d["sentence"] is not None else -1,
                               d["sha"]))
-    return random.Random(SEED).sample(drawn, SIZE)
+    return drawn
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,10 +91,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         with tempfile.TemporaryDirectory(prefix="vodou-audit-") as tmp:
-            drawn = sample(Path(tmp))
+            everything = pool(Path(tmp))
     except beam_data.Missing as exc:
         print(exc, file=sys.stderr)
         return 0
+    drawn = draw(everything)
     if args.show:
         for n, d in enumerate(drawn, 1):
             print(json.dumps({k: d[k] for k in ("chat", "message", "sentence", "role", "kind", "sha")}))
@@ -91,14 +103,25 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     labels = {(r["chat"], r["message"], r["sentence"], r["sha"]): r["label"]
               for r in map(json.loads, LABELS.read_text(encoding="utf-8").splitlines()) if r}
+
+    def label(d: dict[str, Any]) -> str:
+        return labels.get((d["chat"], d["message"], d["sentence"], d["sha"]), "unlabelled")
+
     counts = dict.fromkeys((*LABEL_WORDS, "unlabelled"), 0)
     for d in drawn:
-        counts[labels.get((d["chat"], d["message"], d["sentence"], d["sha"]), "unlabelled")] += 1
+        counts[label(d)] += 1
     questions = sum(d["text"].rstrip().endswith("?") for d in drawn)
-    print(f"# {SIZE} distilled memories of BEAM 100K through vodou import chatgpt (seed {SEED})")
+    print(f"# {SIZE} distilled memories of BEAM 100K through vodou import chatgpt (seed {SEED}), "
+          f"of {len(everything)}")
     for word in (*LABEL_WORDS, "unlabelled"):
         print(f"{word:<11} {counts[word]:3}  {counts[word] / SIZE:.0%}")
     print(f"stored as a question: {questions}")
+    known = [label(d) for d in everything if label(d) != "unlabelled"]
+    print(f"# every labelled memory the rules still produce: {len(known)} of {len(labels)} labels")
+    for word in LABEL_WORDS:
+        print(f"{word:<11} {known.count(word):3}  {known.count(word) / max(len(known), 1):.0%}")
+    print(f"stored as a question, of all {len(everything)}: "
+          f"{sum(d['text'].rstrip().endswith('?') for d in everything)}")
     return 0
 
 
