@@ -8,8 +8,14 @@ an assistant, which is rarely one tidy statement:
   week?" keeps "I'm starting remote work on June 15." The sentence is cut where the request begins
   (", can you…", ", how do I…", ", but I'm not sure how…", "- any tips?") and the statement before
   it is read on its own; a sentence that is only a question or a request leaves nothing.
-- **A run-on sentence is split, not dropped.** Long sentences are cut into clauses at ", and I…",
-  ", but…", "; " where the next clause has its own subject; each clause is kept or dropped alone.
+- **A run-on sentence is split, not dropped.** Sentences over ``WHOLE_WORDS`` are cut into clauses at
+  ", and I…", ", but…", "; " where the next clause has its own subject; each clause is kept or dropped
+  alone. A shorter statement is kept whole when one of its clauses is kept: its halves lean on each
+  other ("My partner Stephen and I just celebrated 5 years…").
+- **The task at hand is not memory.** "I'm trying to classify a triangle…", "I'm having trouble
+  calculating…", "I've tried setting the headers, but…" are dropped, unless they carry the person's own
+  figures ("…how my quiz score rose from 75% to 92%"); a reason they give is kept ("…, since I've
+  improved by 20%").
 - **A feeling frames a fact.** "I'm kinda worried that my emergency fund covers two months" keeps
   "My emergency fund covers two months."
 - **A hedge lowers confidence instead of dropping** ("maybe", "I think", "not sure yet").
