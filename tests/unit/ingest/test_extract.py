@@ -214,8 +214,8 @@ def test_a_task_keeps_the_reason_it_gives_and_a_goal_is_no_task():
 
 
 @pytest.mark.parametrize("text, whole", [
-    ("My romantic partner Stephen and I just celebrated 5 years together on May 20 at The Sunset Grill, but I'm wondering "
-     "how that changes things?",
+    ("My romantic partner Stephen and I just celebrated 5 years together on May 20 at The Sunset Grill, but I'm "
+     "wondering how that changes things?",
      "My romantic partner Stephen and I just celebrated 5 years together on May 20 at The Sunset Grill."),
     ("I'm stressed about the book club at the library on July 18, Jeffrey invited me and I accepted, can you help?",
      "I'm stressed about the book club at the library on July 18, Jeffrey invited me and I accepted."),
