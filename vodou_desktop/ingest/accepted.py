@@ -60,9 +60,9 @@ def accepted_bullet(reply: str) -> Bullet | None:
     (a number, a date, a title): with a name alone ("Talk openly with Francis about it") it is advice, not a
     decision with something in it (``bench.ingest`` measures what this costs in coverage)."""
     lead = _lead(reply)
-    points = _points(reply)
     if not has_figure(lead):
         return None  # "Making a decision involves weighing several factors": no amount, date or title to hold
+    points = _points(reply)
     text = f"{PREFIX} {lead}" + (f" Points: {'; '.join(points)}." if points else "")
     return Bullet(" ".join(text.split()), "decision", None, ACCEPTED_CONFIDENCE)
 

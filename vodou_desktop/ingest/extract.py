@@ -506,7 +506,7 @@ def _past_task(clause: str) -> str:
     if _POINTS_FORWARD.search(clause):
         return ""  # "I've been using the following code to measure TTI:" leans on what follows
     task = _TASK.match(clause)
-    if not task or _OWN.search(clause, task.end()) and _SPECIFIC.search(clause, task.end()):
+    if not task or _OWN.search(clause, task.end()) and has_figure(clause[task.end():]):
         return clause  # "…how my quiz score rose from 75% to 92%": the person's own numbers outlast the task
     reason = _TASK_REASON.search(clause)
     return clause[reason.end():] if reason else ""
