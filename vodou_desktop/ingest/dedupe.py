@@ -4,6 +4,9 @@ Two facts are the same when BOTH gates pass: embedding cosine ≥ 0.88 AND token
 after header lines (``# Title``, ``Source: …``) are stripped. Either gate alone collapses facts
 that are not the same: cosine alone merges "meeting on Tuesday" with "meeting on Thursday"-like
 pairs that share a header; Jaccard alone merges sentences that reuse words for different things.
+On top of both, the two must state the same figures (``figures``): "I run 3 km a day" and, later,
+"I run 5 km a day" pass both gates, yet the second is an update, not a copy, and demoting it would
+hide what is true now.
 
 Each group elects one canonical copy by provenance tier (pinned, first_party, capture, import),
 then the OLDEST ``created_at`` (the established copy keeps its status; an import's created_at is
@@ -49,6 +52,7 @@ JACCARD_MIN = 0.40
 TIER_RANK = {"pinned": 0, "first_party": 1, "capture": 2, "import": 3}
 _HEADER = re.compile(r"^\s*(?:#+\s|(?:source|title|url|page)\s*:)", re.IGNORECASE)
 _TOKEN = re.compile(r"\w+", re.UNICODE)
+_FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
 Progress = Callable[[int, int], None]
 _blas: list[object] = []  # the BLAS thread-pool controller, made at first use (None without threadpoolctl)
 
@@ -84,9 +88,15 @@ def jaccard(a: str, b: str) -> float:
     return len(ta & tb) / len(ta | tb) if ta | tb else 0.0
 
 
+def figures(text: str) -> set[str]:
+    """The numbers ``text`` states, header lines stripped, thousands separators dropped ("£1,800" and
+    "£1800" state the same figure; "5.3.0" is one figure, "5.3.1" another)."""
+    return {m.replace(",", "") for m in _FIGURE.findall(strip_headers(text))}
+
+
 def same_fact(cosine: float, a: str, b: str, gate: float = COSINE_MIN) -> bool:
-    """Both gates, always."""
-    return cosine >= gate and jaccard(a, b) >= JACCARD_MIN
+    """Both gates, always, and the same figures (a fact with another number is another fact)."""
+    return cosine >= gate and jaccard(a, b) >= JACCARD_MIN and figures(a) == figures(b)
 
 
 def election_key(fact: Fact) -> tuple[int, str, int, int]:

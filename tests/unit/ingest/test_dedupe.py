@@ -1,4 +1,5 @@
-"""ING-2: both gates, each tested with the counter-example that the other gate stops; election."""
+"""ING-2: both gates, each tested with the counter-example that the other gate stops; the figures a
+fact states; election."""
 
 from __future__ import annotations
 
@@ -8,7 +9,19 @@ from functools import partial
 import pytest
 
 from tests.support import run_cli
-from vodou_desktop.ingest.dedupe import JACCARD_MIN, cosine_gate, dedupe_scan, elect, group_new, jaccard, same_fact
+from vodou_desktop.ingest.dedupe import (
+    JACCARD_MIN,
+    cosine_gate,
+    dedupe_scan,
+    elect,
+    figures,
+    group_new,
+    group_via_index,
+    jaccard,
+    same_fact,
+)
+from vodou_desktop.search.backfill import backfill
+from vodou_desktop.search.vectors import VectorIndex
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter
 from vodou_desktop.vault import query as q
 from vodou_desktop.vault.facts import insert_fact
@@ -20,6 +33,19 @@ HEADER = ("# Atlas project weekly status notes for the client steering committee
 SAME = ("I prefer dark mode in my editor.", "I prefer dark mode in my code editor.")
 COSINE_ONLY = (HEADER + "Budget approved.", HEADER + "Launch slipped.")  # headers inflate cosine
 JACCARD_ONLY = ("Kai's phone number ends in 4417.", "Kai's phone number ends in 9902.")
+# Each pair passes both gates with the real model, yet states another figure (a distance, a price, a
+# version, a date): the second is an update of the first, not a copy of it.
+UPDATES = [
+    ("I run 3 km every morning before work.", "I run 5 km every morning before work."),
+    ("My rent in Shoreditch is £1,800 a month.", "My rent in Shoreditch is £2,100 a month."),
+    ("We pinned Bootstrap 5.3.0 from the CDN.", "We pinned Bootstrap 5.3.1 from the CDN."),
+    ("My daughter's recital is on May 20.", "My daughter's recital is on May 30."),
+]
+# ... and each of these restates the same figures: a copy.
+RESTATED = [
+    ("I run 5 km every morning before work.", "I run 5 km every single morning before work."),
+    ("My rent in Shoreditch is £1,800 a month.", "My rent in Shoreditch is £1800 a month now."),
+]
 
 
 def cosine(model, a: str, b: str) -> float:
@@ -48,6 +74,58 @@ def test_each_gate_alone_would_collapse_different_facts(model):
     assert c_cos >= gate and jaccard(*COSINE_ONLY) < JACCARD_MIN and not same_fact(c_cos, *COSINE_ONLY, gate)
     # ... and Jaccard alone says "same" for two different phone numbers.
     assert jaccard(*JACCARD_ONLY) >= JACCARD_MIN and c_jac < gate and not same_fact(c_jac, *JACCARD_ONLY, gate)
+
+
+def test_figures_are_the_numbers_a_text_states():
+    assert figures("I run 3 km a day.") == {"3"}
+    assert figures("Rent is £1,800 a month for 3 months") == figures("3 months at £1800 a month") == {"1800", "3"}
+    assert figures("Bootstrap 5.3.0") == {"5.3.0"} != figures("Bootstrap 5.3.1")
+    assert figures("Call at 9:40 on May 3.") == {"9", "40", "3"}
+    assert figures("# Week 12 notes\nSource: weekly 12\nNo numbers here.") == set()  # headers stripped
+    # the figures decide only between texts the two gates already call the same
+    assert not same_fact(1.0, "I run 3 km a day.", "I run 5 km a day.")
+    assert not same_fact(1.0, "I run a lot.", "I run 5 km.")  # a figure on one side only
+    assert same_fact(1.0, "I run 5 km a day.", "I run 5 km a day!")
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("pair", UPDATES, ids=["distance", "price", "version", "date"])
+def test_a_changed_figure_is_an_update_not_a_copy(model, pair):
+    c, gate = cosine(model, *pair), cosine_gate(model.model_id)
+    # both gates pass (so, before the figures counted, the update was demoted as a copy) ...
+    assert c >= gate and jaccard(*pair) >= JACCARD_MIN
+    # ... and only the figures tell the two facts apart
+    assert not same_fact(c, *pair, gate)
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("pair", RESTATED, ids=["same distance", "same price, no separator"])
+def test_the_same_figures_restated_are_a_copy(model, pair):
+    c, gate = cosine(model, *pair), cosine_gate(model.model_id)
+    assert same_fact(c, *pair, gate)
+
+
+@pytest.mark.model
+def test_an_update_keeps_full_weight_on_every_grouping_path(vault, model, facts_of):
+    """The full scan, grouping by loading every fact, and grouping on write through the vector index:
+    the update stays canonical and out of the older fact's group; its copy joins it."""
+    old = add(vault, UPDATES[0][0], created_at="2025-01-01T00:00:00+00:00")
+    new = add(vault, UPDATES[0][1])
+    copy = add(vault, RESTATED[0][1], "capture", kind="capture")
+    backfill(vault, model)  # the vectors the index serves
+    assert group_new(vault, model, [new, copy]).groups == [[new, copy]]
+    vault.write(lambda conn, change: conn.execute("UPDATE chunks SET fact_group = NULL, is_canonical = 1"))
+    index = VectorIndex(vault, model=model.model_id)
+    index.load()
+    try:
+        assert {tuple(g) for g in group_via_index(vault, index, [new, copy]).groups} == {(new, copy)}
+    finally:
+        index.close()
+    assert dedupe_scan(vault, model).groups == [[new, copy]]
+    facts = {f.id: f for f in facts_of(vault)}
+    assert facts[old].fact_group is None and facts[old].is_canonical
+    assert facts[new].is_canonical and facts[new].fact_group == facts[copy].fact_group
+    assert not facts[copy].is_canonical
 
 
 @pytest.mark.model
