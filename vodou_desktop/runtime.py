@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vodou_desktop import config, paths
-from vodou_desktop.ingest.dedupe import group_via_index
+from vodou_desktop.ingest.dedupe import group_via_index, recheck_groups_once
 from vodou_desktop.search.backfill import Backfiller
 from vodou_desktop.search.embedder import Embedder
 from vodou_desktop.search.service import SearchService
@@ -66,6 +66,7 @@ class Runtime:
     index: VectorIndex
     search: SearchService
     backfiller: Backfiller | None = None
+    recheck: threading.Thread | None = None  # the one-time check of older fact groups (``_recheck_groups``)
     extras: dict[str, object] = field(default_factory=dict)
     # the background embedding's progress: new memories, and every memory again after a model change
     embedding_progress: ProgressRelay = field(default_factory=ProgressRelay)
@@ -93,6 +94,8 @@ class Runtime:
             runtime = cls(settings, vault, embedder, index, search)
             if background_backfill:
                 runtime.start_backfill()
+                runtime.recheck = threading.Thread(target=runtime._recheck_groups, name="vodou-regroup", daemon=True)
+                runtime.recheck.start()
             return runtime
         except BaseException:
             vault.close()
@@ -109,7 +112,19 @@ class Runtime:
         """Once new chunks have vectors, join near-duplicates to their fact group (ING-2, on write)."""
         group_via_index(self.vault, self.index, chunk_ids)
 
+    def _recheck_groups(self) -> None:
+        """Groups formed under older grouping rules checked again, once per vault (``recheck_groups``)."""
+        try:
+            report = recheck_groups_once(self.vault, self.embedder.model_id)
+        except Exception:  # the vault closed meanwhile, or a read failed: the next start tries again
+            log.warning("fact groups not checked again under the current rules", exc_info=True)
+            return
+        if report is not None and report.groups:
+            log.info("fact groups checked again under the current rules: %d parts of split groups", len(report.groups))
+
     def close(self) -> None:
+        if self.recheck is not None:
+            self.recheck.join(timeout=30)
         if self.backfiller:
             self.backfiller.stop()
         self.embedder.close()

@@ -31,7 +31,7 @@ import numpy as np
 
 from vodou_desktop.search.embedder import Embedder
 from vodou_desktop.search.vectors import VectorIndex
-from vodou_desktop.vault import ALL_PROJECTS, Fact, FactFilter, Vault
+from vodou_desktop.vault import ALL_PROJECTS, Fact, FactFilter, Vault, settings_store
 from vodou_desktop.vault import groups as g
 from vodou_desktop.vault import query as q
 from vodou_desktop.vault.facts import CONVERSATION
@@ -112,6 +112,7 @@ class DedupeReport:
     scanned: int = 0
     groups: list[list[int]] = field(default_factory=list)  # canonical first
     changed: int = 0
+    skipped: int = 0  # groups left unchecked (``recheck_groups``)
 
     def as_json(self) -> dict[str, object]:
         return {"scanned": self.scanned, "groups": self.groups, "changed": self.changed}
@@ -277,4 +278,59 @@ def group_via_index(vault: Vault, index: VectorIndex, new_ids: Sequence[int]) ->
         report.changed += vault.write(partial(g.set_groups, rows=rows))
         report.groups.append([winner.id] + sorted(i for i in members if i != winner.id))
         touched.update(members)
+    return report
+
+
+# The grouping rules a vault's groups were last checked under: "2" since a near-duplicate must state
+# the same figures. A vault grouped before is checked again once (``recheck_groups_once``).
+GROUPING_RULES = "2"
+GROUPING_RULES_KEY = "grouping_rules"
+
+
+def recheck_groups(vault: Vault, model: str) -> DedupeReport:
+    """Every fact group checked again under today's gates (``same_fact``) with the vectors of ``model``
+    already stored, so no model runs: a group whose members no longer all hold together is split, a
+    member left alone is canonical again, and each part elects its canonical. It only splits (joining
+    is on-write grouping's and ``dedupe_scan``'s work); a group with a member that has no stored vector
+    of ``model`` is left as it is (counted in ``skipped``). ``groups``: the parts of the groups split."""
+    grouped = [f for f in _live_facts(vault) if f.fact_group is not None]
+    report = DedupeReport(scanned=len(grouped))
+    stored = dict(vault.read(partial(q.embeddings_for, ids=[f.id for f in grouped], model=model)))
+    by_group: dict[int, list[Fact]] = {}
+    for f in grouped:
+        by_group.setdefault(f.fact_group, []).append(f)  # type: ignore[arg-type]
+    gate = cosine_gate(model)
+    rows: list[tuple[int, int | None, bool]] = []
+    for members in by_group.values():
+        blobs = [stored.get(f.id) for f in members]
+        if len(members) < 2:
+            continue
+        if any(b is None or len(b) != len(blobs[0] or b"") for b in blobs):
+            report.skipped += 1
+            continue
+        mat = np.stack([np.frombuffer(b, dtype="<f4") for b in blobs if b is not None])
+        union = _Union()
+        for f in members:
+            union.find(f.id)
+        with one_blas_thread():
+            _edges(members, mat, range(len(members)), union, None, None, gate)
+        if len({union.find(f.id) for f in members}) == 1:
+            continue  # still one group: left exactly as it is
+        part_rows, parts = _assignments(members, union, None)
+        rows += part_rows
+        report.groups += parts
+    if rows:
+        report.changed = vault.write(partial(g.set_groups, rows=rows))
+    return report
+
+
+def recheck_groups_once(vault: Vault, model: str) -> DedupeReport | None:
+    """``recheck_groups`` if the vault's groups were formed under older rules; today's are recorded once
+    no group was left unchecked (a member still waiting for its vector: the next start checks again).
+    None when they are current."""
+    if vault.read(lambda c: settings_store.get_setting(c, GROUPING_RULES_KEY)) == GROUPING_RULES:
+        return None
+    report = recheck_groups(vault, model)
+    if not report.skipped:
+        vault.write(lambda c, change: settings_store.set_setting(c, change, GROUPING_RULES_KEY, GROUPING_RULES))
     return report

@@ -18,13 +18,16 @@ from vodou_desktop.ingest.dedupe import (
     group_new,
     group_via_index,
     jaccard,
+    recheck_groups_once,
     same_fact,
 )
+from vodou_desktop.runtime import Runtime
 from vodou_desktop.search.backfill import backfill
 from vodou_desktop.search.vectors import VectorIndex
-from vodou_desktop.vault import ALL_PROJECTS, FactFilter
+from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault
 from vodou_desktop.vault import query as q
 from vodou_desktop.vault.facts import insert_fact
+from vodou_desktop.vault.groups import set_groups
 from vodou_desktop.vault.sources import stamp_source
 
 HEADER = ("# Atlas project weekly status notes for the client steering committee meeting\n"
@@ -179,3 +182,51 @@ def test_cli_dedupe(vault_path, cli_model, vault):
     with Vault.open(vault_path) as v:
         dup = v.read(partial(q.get_fact, fact_id=b, f=FactFilter(project=ALL_PROJECTS)))
         assert not dup.is_canonical and dup.fact_group == a
+
+
+ALL = FactFilter(project=ALL_PROJECTS)
+
+
+def _grouped_the_old_way(vault, model):
+    """A vault grouped before the figures rule: the 3 km fact, its 5 km update and the update's copy in
+    one group under the oldest, and a pair that still holds under today's rules."""
+    old = add(vault, UPDATES[0][0], created_at="2025-01-01T00:00:00+00:00")
+    new = add(vault, UPDATES[0][1], created_at="2025-06-01T00:00:00+00:00")
+    copy = add(vault, RESTATED[0][1], "capture", "2025-07-01T00:00:00+00:00", kind="capture")
+    a, b = add(vault, SAME[0]), add(vault, SAME[1], "capture", kind="capture")
+    backfill(vault, model)
+    vault.write(partial(set_groups, rows=[(old, old, True), (new, old, False), (copy, old, False),
+                                          (a, a, True), (b, a, False)]))
+    return old, new, copy, a, b
+
+
+@pytest.mark.model
+def test_groups_formed_before_the_figures_rule_are_split_once_by_a_starting_app(tmp_path, model):
+    vault = Vault.open(tmp_path / "v.sqlite")
+    old, new, copy, a, b = _grouped_the_old_way(vault, model)
+    vault.close()
+    with Runtime.open(tmp_path / "v.sqlite", embedder=model, background_backfill=True) as rt:
+        rt.recheck.join(60)
+        facts = {f.id: f for f in rt.vault.read(lambda c: q.facts_by_ids(c, [old, new, copy, a, b], ALL))}
+        # the update is no longer a copy of what it updates, and its own copy stays its copy
+        assert facts[old].fact_group is None and facts[old].is_canonical
+        assert facts[new].fact_group == facts[copy].fact_group is not None
+        assert facts[new].is_canonical and not facts[copy].is_canonical
+        # a group that still holds is left exactly as it was
+        assert (facts[a].fact_group, facts[a].is_canonical) == (a, True)
+        assert (facts[b].fact_group, facts[b].is_canonical) == (a, False)
+        # once: the vault records the rules it was checked under
+        assert recheck_groups_once(rt.vault, model.model_id) is None
+
+
+@pytest.mark.model
+def test_a_group_with_a_member_still_unembedded_is_checked_at_the_next_start(vault, model, facts_of):
+    old, new, copy, a, b = _grouped_the_old_way(vault, model)
+    vault.write(lambda conn, change: conn.execute("UPDATE chunks SET embedding = NULL WHERE id = ?", (copy,)))
+    report = recheck_groups_once(vault, model.model_id)
+    assert report is not None and report.skipped == 1 and report.changed == 0
+    assert {f.id: f.fact_group for f in facts_of(vault)}[old] == old  # left as it was, for now
+    backfill(vault, model)
+    report = recheck_groups_once(vault, model.model_id)
+    assert report is not None and report.skipped == 0 and sorted(map(sorted, report.groups)) == [[new, copy]]
+    assert recheck_groups_once(vault, model.model_id) is None
