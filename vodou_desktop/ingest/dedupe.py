@@ -293,7 +293,15 @@ def recheck_groups(vault: Vault, model: str) -> DedupeReport:
     member left alone is canonical again, and each part elects its canonical. It only splits (joining
     is on-write grouping's and ``dedupe_scan``'s work); a group with a member that has no stored vector
     of ``model`` is left as it is (counted in ``skipped``). ``groups``: the parts of the groups split."""
-    grouped = [f for f in _live_facts(vault) if f.fact_group is not None]
+    grouped: list[Fact] = []
+    after = 0
+    while True:  # the grouped facts only (a few per cent of a vault), a page at a time
+        page = vault.read(partial(q.grouped_facts_after, after_id=after, f=FactFilter(project=ALL_PROJECTS),
+                                  limit=5000))
+        grouped += [f for f in page if f.kind != CONVERSATION]
+        if len(page) < 5000:
+            break
+        after = page[-1].id
     report = DedupeReport(scanned=len(grouped))
     stored = dict(vault.read(partial(q.embeddings_for, ids=[f.id for f in grouped], model=model)))
     by_group: dict[int, list[Fact]] = {}

@@ -695,6 +695,12 @@ def facts_after(conn: apsw.Connection, after_id: int, f: FactFilter, limit: int 
 
 
 @reader
+def grouped_facts_after(conn: apsw.Connection, after_id: int, f: FactFilter, limit: int = 1000) -> list[Fact]:
+    """``facts_after``, only the facts in a near-duplicate fact group."""
+    return _select(conn, f, "c.fact_group IS NOT NULL AND c.id > ? ORDER BY c.id LIMIT ?", [after_id, limit])
+
+
+@reader
 def facts_for_entity(conn: apsw.Connection, entity_id: int, f: FactFilter, limit: int = 200) -> list[Fact]:
     """Facts linked to one entity, newest first."""
     where, params = f.where()
