@@ -133,13 +133,14 @@ class _Union:
         self.parent[self.find(a)] = self.find(b)
 
 
-def _live_facts(vault: Vault, turns: bool = False) -> list[Fact]:
-    """Every live memory; the person's messages kept whole (conversation memories) only with ``turns``:
-    they are records of what was said, not claims, so they never join a fact group or supersede."""
+def _live_facts(vault: Vault, turns: bool = False, reader: Callable[..., list[Fact]] = q.facts_after) -> list[Fact]:
+    """Every live memory (or every one ``reader`` pages through, as ``facts_after`` does); the person's
+    messages kept whole (conversation memories) only with ``turns``: they are records of what was
+    said, not claims, so they never join a fact group or supersede."""
     out: list[Fact] = []
     after = 0
     while True:
-        page = vault.read(partial(q.facts_after, after_id=after, f=FactFilter(project=ALL_PROJECTS), limit=5000))
+        page = vault.read(partial(reader, after_id=after, f=FactFilter(project=ALL_PROJECTS), limit=5000))
         if not page:
             return out
         out += page if turns else [f for f in page if f.kind != CONVERSATION]
@@ -293,15 +294,7 @@ def recheck_groups(vault: Vault, model: str) -> DedupeReport:
     member left alone is canonical again, and each part elects its canonical. It only splits (joining
     is on-write grouping's and ``dedupe_scan``'s work); a group with a member that has no stored vector
     of ``model`` is left as it is (counted in ``skipped``). ``groups``: the parts of the groups split."""
-    grouped: list[Fact] = []
-    after = 0
-    while True:  # the grouped facts only (a few per cent of a vault), a page at a time
-        page = vault.read(partial(q.grouped_facts_after, after_id=after, f=FactFilter(project=ALL_PROJECTS),
-                                  limit=5000))
-        grouped += [f for f in page if f.kind != CONVERSATION]
-        if len(page) < 5000:
-            break
-        after = page[-1].id
+    grouped = _live_facts(vault, reader=q.grouped_facts_after)  # the grouped ones only: a few per cent
     report = DedupeReport(scanned=len(grouped))
     stored = dict(vault.read(partial(q.embeddings_for, ids=[f.id for f in grouped], model=model)))
     by_group: dict[int, list[Fact]] = {}
@@ -310,9 +303,9 @@ def recheck_groups(vault: Vault, model: str) -> DedupeReport:
     gate = cosine_gate(model)
     rows: list[tuple[int, int | None, bool]] = []
     for members in by_group.values():
-        blobs = [stored.get(f.id) for f in members]
         if len(members) < 2:
             continue
+        blobs = [stored.get(f.id) for f in members]
         if any(b is None or len(b) != len(blobs[0] or b"") for b in blobs):
             report.skipped += 1
             continue
