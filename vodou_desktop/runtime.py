@@ -15,6 +15,7 @@ from pathlib import Path
 
 from vodou_desktop import config, paths
 from vodou_desktop.ingest.dedupe import group_via_index, recheck_groups_once
+from vodou_desktop.ingest.redate import redate_once
 from vodou_desktop.search.backfill import Backfiller
 from vodou_desktop.search.embedder import Embedder
 from vodou_desktop.search.service import SearchService
@@ -66,7 +67,9 @@ class Runtime:
     index: VectorIndex
     search: SearchService
     backfiller: Backfiller | None = None
-    recheck: threading.Thread | None = None  # the one-time check of older fact groups (``_recheck_groups``)
+    # the one-time checks of what older rules wrote: fact groups, then dated memories' words (``_check_once``)
+    recheck: threading.Thread | None = None
+    stopping: threading.Event = field(default_factory=threading.Event)  # set by ``close``
     extras: dict[str, object] = field(default_factory=dict)
     # the background embedding's progress: new memories, and every memory again after a model change
     embedding_progress: ProgressRelay = field(default_factory=ProgressRelay)
@@ -94,7 +97,7 @@ class Runtime:
             runtime = cls(settings, vault, embedder, index, search)
             if background_backfill:
                 runtime.start_backfill()
-                runtime.recheck = threading.Thread(target=runtime._recheck_groups, name="vodou-regroup", daemon=True)
+                runtime.recheck = threading.Thread(target=runtime._check_once, name="vodou-regroup", daemon=True)
                 runtime.recheck.start()
             return runtime
         except BaseException:
@@ -112,6 +115,21 @@ class Runtime:
         """Once new chunks have vectors, join near-duplicates to their fact group (ING-2, on write)."""
         group_via_index(self.vault, self.index, chunk_ids)
 
+    def _check_once(self) -> None:
+        self._recheck_groups()
+        self._redate()
+
+    def _redate(self) -> None:
+        """Dated memories written under older rules get the words of the days they point at, once per
+        vault (``redate_once``); ``close`` stops it between two writes, and the next start goes on."""
+        try:
+            changed = redate_once(self.vault, self.stopping)
+        except Exception:  # the vault closed meanwhile, or a read failed: the next start tries again
+            log.warning("dated memories not given the words of the days they point at", exc_info=True)
+            return
+        if changed:
+            log.info("dated memories given the words of the days they point at: %d", changed)
+
     def _recheck_groups(self) -> None:
         """Groups formed under older grouping rules checked again, once per vault (``recheck_groups``)."""
         try:
@@ -123,6 +141,7 @@ class Runtime:
             log.info("fact groups checked again under the current rules: %d parts of split groups", len(report.groups))
 
     def close(self) -> None:
+        self.stopping.set()
         if self.recheck is not None:
             self.recheck.join(timeout=30)
         if self.backfiller:

@@ -18,6 +18,7 @@ import numpy as np
 
 from vodou_desktop.errors import InvalidInput, NotFound
 from vodou_desktop.pages import host_of, page_key
+from vodou_desktop.vault import dates
 from vodou_desktop.vault.clock import new_sync_id, now_iso, parse_iso
 from vodou_desktop.vault.connection import scalar
 from vodou_desktop.vault.records import CONVERSATION as CONVERSATION_KIND
@@ -38,10 +39,6 @@ GLOBAL_KINDS = frozenset({"preference"})
 # A person's message of an imported or captured conversation, kept whole (ING-6): a record of what was
 # said, shown with its conversation, never a claim of its own (no fact group, no supersession).
 CONVERSATION = CONVERSATION_KIND
-# English names whatever the process locale (a Qt app sets it), so the index is the same everywhere.
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December")
-WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
 def content_hash(text: str) -> str:
@@ -70,16 +67,27 @@ def clean_project(project: str | None) -> str | None:
     return project
 
 
-def date_words(valid_at: str | None) -> str | None:
-    """The day a dated fact refers to, in words a question may use: "7 May 2023 May 2023 Sunday"."""
+def date_words(valid_at: str | None, text: str = "") -> str | None:
+    """The day a dated fact refers to, in words a question may use: "7 May 2023 May 2023 Sunday"; then,
+    the same way, each day its ``text`` points at from that day ("yesterday", "last Friday": ``dates``)."""
     if not valid_at:
         return None
     try:
         day = date.fromisoformat(valid_at[:10])
     except ValueError:
         return None
-    month, weekday = MONTHS[day.month - 1], WEEKDAYS[day.weekday()]
-    return f"{day.day} {month} {day.year} {month} {day.year} {weekday}"
+    own = dates.day_words(day)
+    return " ".join([own, *(w for w in dates.referred(text, day) if w not in own)])
+
+
+def redate(conn: apsw.Connection, rows: Iterable[tuple[int, str | None, str]]) -> int:
+    """Each ``(id, context read, context now)``: the memory's context words set to today's, unless they
+    changed since they were read. The keyword index's trigger re-indexes each row written. How many."""
+    written = 0
+    for fact_id, read, now in rows:
+        conn.execute("UPDATE chunks SET context = ? WHERE id = ? AND context IS ?", (now, fact_id, read))
+        written += conn.changes()
+    return written
 
 
 def embedding_blob(vector: Sequence[float] | np.ndarray) -> bytes:
@@ -202,8 +210,8 @@ def insert_fact(
         " content_hash, context, thread_id, thread_seq, sync_id, source_event_id, confidence)"
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (chunk_id, text, kind, source_id, project, scope, created_at, valid_at, valid_precision,
-         predecessor_id, revision, *page, content_hash(text), date_words(valid_at), *place, sync_id or new_sync_id(),
-         source_event_id, None if confidence is None else float(confidence)),
+         predecessor_id, revision, *page, content_hash(text), date_words(valid_at, text), *place,
+         sync_id or new_sync_id(), source_event_id, None if confidence is None else float(confidence)),
     )
     change.touch("chunks", chunk_ids=[chunk_id], page_keys=[page[1]], hosts=[page[2]])
     return chunk_id

@@ -701,6 +701,17 @@ def grouped_facts_after(conn: apsw.Connection, after_id: int, f: FactFilter, lim
 
 
 @reader
+def dated_texts_after(conn: apsw.Connection, after_id: int, f: FactFilter,
+                      limit: int = 1000) -> list[tuple[int, str, str, str | None]]:
+    """``(id, valid_at, text, context)`` of the dated facts ``f`` lets through, by id, after
+    ``after_id``: what the check of the context words reads (``ingest.redate``)."""
+    where, params = f.where()
+    sql = (f"SELECT c.id, c.valid_at, c.text, c.context {_FROM} WHERE {where} AND c.valid_at IS NOT NULL"
+           " AND c.id > ? ORDER BY c.id LIMIT ?")
+    return [(int(r[0]), r[1], r[2], r[3]) for r in conn.execute(sql, [*params, after_id, limit])]
+
+
+@reader
 def facts_for_entity(conn: apsw.Connection, entity_id: int, f: FactFilter, limit: int = 200) -> list[Fact]:
     """Facts linked to one entity, newest first."""
     where, params = f.where()
