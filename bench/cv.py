@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import quality
-from bench.measure import PrecomputedEmbedder
+from bench.measure import PrecomputedEmbedder, meaning_vectors
 from vodou_desktop.ingest.dedupe import group_via_index
 from vodou_desktop.search.backfill import backfill
 from vodou_desktop.search.embedder import Embedder
@@ -122,7 +122,7 @@ def build(name: str, data: dict[str, Any], model: Embedder, folder: Path, log: C
                           FactFilter(project=x["project"]), {i for key in x["gold"] for i in ids_of.get(key, ())},
                           name) for x in picked]
     texts = sorted({x.text for x in questions})
-    vectors = dict(zip(texts, model.encode(texts), strict=True))
+    vectors = meaning_vectors(model, texts)
     embedded = PrecomputedEmbedder(vectors, model.model_id)
     embedded.min_cosine = model.min_cosine  # type: ignore[attr-defined]
     hybrid = SearchService(built.vault, embedded, index)  # type: ignore[arg-type]

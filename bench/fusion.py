@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.measure import PrecomputedEmbedder
+from bench.measure import PrecomputedEmbedder, meaning_vectors
 from vodou_desktop.search.fusion import RRF_K, FusionParams
 from vodou_desktop.search.service import SearchService
 from vodou_desktop.search.vectors import VectorIndex
@@ -90,7 +90,7 @@ def run(embedder: Any, data: dict[str, Any] | None = None) -> dict[str, dict[str
             to_set = fill(vault, data["facts"], embedder)
             index.load()
             texts = [q["query"] for q in data["queries"]]
-            cached = PrecomputedEmbedder(dict(zip(texts, embedder.encode(texts), strict=True)), "cached")
+            cached = PrecomputedEmbedder(meaning_vectors(embedder, texts), "cached")
             out = {}
             for c in CONFIGS:
                 model = None if c.alpha is None else cached

@@ -18,10 +18,15 @@ from bench.build import NO_MODEL_DIM
 from vodou_desktop.search import keyword
 from vodou_desktop.search.service import SearchService
 from vodou_desktop.search.vectors import VectorIndex
-from vodou_desktop.vault import FactFilter, Vault
+from vodou_desktop.vault import FactFilter, Vault, dates
 
 PLAIN_OR_SQL = ("SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ?"
                 " ORDER BY rank LIMIT 10")
+
+
+def meaning_vectors(model: Any, texts: Sequence[str]) -> dict[str, np.ndarray]:
+    """Each question's vector as search embeds it (without the dates it names), under the question."""
+    return dict(zip(texts, model.encode([dates.without_dates(t) for t in texts]), strict=True))
 
 
 class PrecomputedEmbedder:
@@ -30,7 +35,9 @@ class PrecomputedEmbedder:
     ready = True
 
     def __init__(self, vectors: dict[str, np.ndarray], model_name: str) -> None:
-        self._vectors = vectors
+        """``vectors``: each question's vector, embedded as search embeds it (``meaning_vectors``), under
+        the question; search asks for it by the text it embeds."""
+        self._vectors = {**vectors, **{dates.without_dates(t): v for t, v in vectors.items()}}
         self.model_name = self.model_id = model_name
 
     def encode_one(self, text: str) -> np.ndarray:
@@ -80,7 +87,8 @@ def embed_queries(embedder: Any | None, texts: Sequence[str], rng: np.random.Gen
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
         return dict(zip(texts, vecs, strict=True)), None
     out: dict[str, np.ndarray] = {}
-    latency = timed(lambda t: out.__setitem__(t, embedder.encode_one(t)), list(dict.fromkeys(texts)))
+    latency = timed(lambda t: out.__setitem__(t, embedder.encode_one(dates.without_dates(t))),
+                    list(dict.fromkeys(texts)))
     return out, latency
 
 

@@ -51,7 +51,7 @@ from vodou_desktop.search.backfill import backfill
 from vodou_desktop.search.embedder import DEFAULT_MODEL, Embedder
 from vodou_desktop.search.service import SearchService
 from vodou_desktop.search.vectors import VectorIndex
-from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault
+from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault, dates
 from vodou_desktop.vault import query as q
 
 DATA = Path(__file__).parent / "data" / "quality"
@@ -341,7 +341,7 @@ def run(data: dict[str, Any], split: str, model: Embedder | None, folder: Path,
         bm25 = [baseline.scores(x["question"], x["project"], BLEND_POOL) for x in questions]
         ranked[BASELINE] = [[i for i, _ in s[:K]] for s in bm25]
         if model is not None:
-            qvecs = model.encode([x["question"] for x in questions])
+            qvecs = model.encode([dates.without_dates(x["question"]) for x in questions])  # as search embeds it
             dense = [dense_scores(vault, index, v, x["project"], BLEND_POOL) for v, x in zip(qvecs, questions,
                                                                                             strict=True)]
             ranked["ours dense-only"] = [[i for i, _ in d[:K]] for d in dense]

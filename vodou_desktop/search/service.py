@@ -44,7 +44,7 @@ from vodou_desktop.search import operators as search_operators
 from vodou_desktop.search.embedder import DEFAULT_MODEL, MIN_COSINE, MINILM_MODEL, Embedder
 from vodou_desktop.search.fusion import FusionParams, keyword_weight, normalise
 from vodou_desktop.search.vectors import VectorIndex
-from vodou_desktop.vault import Fact, FactFilter, Vault
+from vodou_desktop.vault import Fact, FactFilter, Vault, dates
 from vodou_desktop.vault import query as q
 
 log = logging.getLogger(__name__)
@@ -256,7 +256,8 @@ class SearchService:
         if not (self.semantic and text.strip()):
             return text, None
         try:
-            return text, self.embedder.submit_one(text)  # type: ignore[union-attr]
+            # the meaning half embeds the question without the dates it names (``dates.without_dates``)
+            return text, self.embedder.submit_one(dates.without_dates(text))  # type: ignore[union-attr]
         except Exception as exc:  # the model stopped between the check and the hand-off: keyword only
             log.warning("query embedding not started (%s); this search uses keywords only", exc)
             return text, None

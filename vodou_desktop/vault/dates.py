@@ -120,3 +120,33 @@ def _resolve(kind: str, said: str, day: date) -> str | None:
     if kind in ("last-year", "next-year"):
         return str(day.year + (-1 if kind == "last-year" else 1))
     return None
+
+
+# A day, month or year a question names: "on October 13, 2023", "in July 2023", "on 16 November, 2023",
+# "the 5th of May", "in 2022" (a year alone only after "in", "since" and the like). A month name alone
+# ("in May", "May I ask") is left: it is a word as well.
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_MONTH = "|".join(MONTHS)
+_BEFORE_DATE = r"\b(?:on|in|during|since|before|after|around|by|of|from|until)\s+"
+_NAMED = re.compile(
+    rf"(?:{_BEFORE_DATE})?"
+    rf"(?:\b(?:the\s+)?{_DAY}\s+(?:of\s+)?(?:{_MONTH})\b,?(?:\s+(?:19|20)\d\d\b)?"
+    rf"|\b(?:{_MONTH})\s+{_DAY}\b,?(?:\s+(?:19|20)\d\d\b)?"
+    rf"|\b(?:{_MONTH}),?\s+(?:19|20)\d\d\b)"
+    rf"|\b(?:in|during|since|before|after|until)\s+(?:19|20)\d\d\b(?![.,]?\d)",  # a year alone: "in 2022"
+    re.IGNORECASE)
+
+
+def without_dates(text: str) -> str:
+    """``text`` without the days, months and years it names: what the meaning half of search embeds
+    for a question. A model's vector holds no date a question could match (the keyword half matches
+    them, against each memory's context words), and "on October 13, 2023" only moved the question's
+    vector away from the memories it asks about. The text itself when it names none, or is nothing else."""
+    if not _NAMED.search(text):
+        return text
+    left = re.sub(r"\s{2,}", " ", _NAMED.sub(" ", text)).strip(" ,")
+    left = re.sub(r"\s+([?.!,])", r"\1", left)
+    return left if _WORD.search(left) else text
+
+
+_WORD = re.compile(r"\w", re.UNICODE)

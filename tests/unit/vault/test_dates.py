@@ -155,3 +155,48 @@ def test_a_starting_app_checks_the_dated_memories_once(vault_path: Path) -> None
         rt.recheck.join(60)
         assert _contexts(rt.vault, [said, plain]) == {said: OLD + " 4 December 2023 Monday", plain: OLD}
         assert redate.redate_once(rt.vault) is None
+
+
+@pytest.mark.parametrize(("question", "meaning"), [
+    ("What painting did Melanie show to Caroline on October 13, 2023?", "What painting did Melanie show to Caroline?"),
+    ("What did Tim say about his injury on 16 November, 2023?", "What did Tim say about his injury?"),
+    ("How many times has Melanie gone to the beach in 2023?", "How many times has Melanie gone to the beach?"),
+    ("What setback did Melanie face in October 2023?", "What setback did Melanie face?"),
+    ("what did we plan for the 5th of May", "what did we plan for"),
+    ("flight on March 12", "flight"),
+    # left as they are: a month or a number that may be a word or a figure, or nothing else to embed
+    ("May I ask what happened in May?", "May I ask what happened in May?"),
+    ("room 2024 costs $2050", "room 2024 costs $2050"),
+    ("a budget of 2000 dollars", "a budget of 2000 dollars"),
+    ("in 2023", "in 2023"),
+    ("Which  classical musicians", "Which  classical musicians"),
+])
+def test_the_question_the_meaning_half_embeds_names_no_date(question: str, meaning: str) -> None:
+    assert dates.without_dates(question) == meaning
+
+
+class _Asked:
+    """The real model, noting each text a search hands it."""
+
+    def __init__(self, model: Embedder) -> None:
+        self._model, self.texts = model, []
+
+    def submit_one(self, text: str) -> object:
+        self.texts.append(text)
+        return self._model.submit_one(text)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._model, name)
+
+
+@pytest.mark.model
+def test_search_embeds_the_question_without_its_dates_and_matches_them_by_keyword(vault: Vault, model: Embedder,
+                                                                                  ) -> None:
+    said = remember(vault, "Sam: I went to a Weight Watchers meeting yesterday", ORIGIN, project="talk",
+                    valid_at="2023-12-05")
+    remember(vault, "Sam: I went to a Weight Watchers meeting", ORIGIN, project="talk", valid_at="2023-11-28")
+    asked = _Asked(model)
+    service = SearchService(vault, asked, VectorIndex(vault, model=model.model_id))  # type: ignore[arg-type]
+    results = service.search("What was Sam doing on December 4, 2023?", FactFilter(project="talk"))
+    assert asked.texts == ["What was Sam doing?"]
+    assert results[0].fact.id == said  # the day, by the keyword half
