@@ -11,12 +11,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 from vodou_desktop.vault import ALL_PROJECTS, FactFilter, Vault, settings_store
 from vodou_desktop.vault import query as q
 from vodou_desktop.vault.facts import date_words, redate
-from vodou_desktop.vault.writer import Change
 
 DATE_RULES_KEY = "date_words_rules"
 DATE_RULES = "2"  # 1: the memory's own day; 2: and the days its text points at
@@ -24,10 +22,6 @@ PAGE = 1_000  # memories read at a time
 WRITE = 50  # rows written per write (about 2.6 ms each for a long message: the writer is held ~0.1 s)
 # every memory, a forgotten one too: an undo brings it back with the words of today's rules
 EVERY = FactFilter(project=ALL_PROJECTS, include_forgotten=True, include_superseded=True)
-
-
-def _write(conn: Any, change: Change, rows: list[tuple[int, str | None, str]]) -> int:
-    return redate(conn, rows)
 
 
 def redate_once(vault: Vault, stop: threading.Event | None = None,
@@ -50,7 +44,7 @@ def redate_once(vault: Vault, stop: threading.Event | None = None,
                  if (now := date_words(valid_at, text)) is not None and now != context]
         for start in range(0, len(stale), WRITE):
             part = stale[start : start + WRITE]
-            changed += vault.write(partial(_write, rows=part))
+            changed += vault.write(partial(redate, rows=part))
             if stop is not None and stop.is_set():
                 return changed
         if progress is not None:

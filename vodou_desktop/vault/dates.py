@@ -137,6 +137,9 @@ _NAMED = re.compile(
     re.IGNORECASE)
 
 
+_WORD = re.compile(r"\w")
+
+
 def without_dates(text: str) -> str:
     """``text`` without the days, months and years it names: what the meaning half of search embeds
     for a question. A model's vector holds no date a question could match (the keyword half matches
@@ -148,5 +151,3 @@ def without_dates(text: str) -> str:
     left = re.sub(r"\s+([?.!,])", r"\1", left)
     return left if _WORD.search(left) else text
 
-
-_WORD = re.compile(r"\w", re.UNICODE)

@@ -80,7 +80,7 @@ def date_words(valid_at: str | None, text: str = "") -> str | None:
     return " ".join([own, *(w for w in dates.referred(text, day) if w not in own)])
 
 
-def redate(conn: apsw.Connection, rows: Iterable[tuple[int, str | None, str]]) -> int:
+def redate(conn: apsw.Connection, change: Change, rows: Iterable[tuple[int, str | None, str]]) -> int:
     """Each ``(id, context read, context now)``: the memory's context words set to today's, unless they
     changed since they were read. The keyword index's trigger re-indexes each row written. How many."""
     written = 0

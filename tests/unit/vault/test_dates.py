@@ -142,7 +142,7 @@ def test_a_stopped_check_records_nothing_and_the_next_one_finishes(vault: Vault)
 
 def test_words_changed_since_they_were_read_are_not_overwritten(vault: Vault) -> None:
     said, _, _ = _written_the_old_way(vault)
-    assert vault.write(lambda c, change: redate_rows(c, [(said, "not what it holds", "x")])) == 0
+    assert vault.write(lambda c, change: redate_rows(c, change, [(said, "not what it holds", "x")])) == 0
     assert _contexts(vault, [said])[said] == OLD
 
 
